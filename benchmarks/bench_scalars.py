@@ -1,0 +1,165 @@
+"""Validation cost of the lenient scalars against plain pydantic fields, as ratios from one run.
+
+    python benchmarks/bench_scalars.py
+
+Each model has five fields. "all-lenient" models make every field lenient (the worst case);
+"search tool" is the realistic shape (two str fields, two integers, one flag).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, Strict, WithJsonSchema
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _timing import best_times, print_ratios
+
+from pydantic_lenient import LenientInt, LenientUInt, StrictBoolish
+
+
+# The naive way: a Python callback before a strict field, and a hand-written schema.
+def _digits_to_int(value: Any) -> Any:
+    if isinstance(value, str) and re.fullmatch("-?[0-9]+", value):
+        return int(value)
+    return value
+
+
+def _true_false_to_bool(value: Any) -> Any:
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return value
+
+
+NaiveInt = Annotated[
+    int,
+    BeforeValidator(_digits_to_int),
+    Strict(),
+    WithJsonSchema({"type": ["integer", "string"], "pattern": "^-?[0-9]+$"}),
+]
+NaiveBool = Annotated[
+    bool,
+    BeforeValidator(_true_false_to_bool),
+    Strict(),
+    WithJsonSchema({"type": ["boolean", "string"], "pattern": "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$"}),
+]
+
+
+def _five(annotation: Any, name: str) -> type[BaseModel]:
+    fields = {f"f{i}": annotation for i in range(5)}
+    return type(name, (BaseModel,), {"__annotations__": fields})
+
+
+PlainInts, LenientInts, NaiveInts = (
+    _five(int, "PlainInts"),
+    _five(LenientInt, "LenientInts"),
+    _five(NaiveInt, "NaiveInts"),
+)
+PlainBools, LenientBools, NaiveBools = (
+    _five(bool, "PlainBools"),
+    _five(StrictBoolish, "LenientBools"),
+    _five(NaiveBool, "NaiveBools"),
+)
+
+
+class PlainSearch(BaseModel):
+    folder: str
+    to: str
+    limit: int
+    offset: int
+    dry_run: bool
+
+
+class LenientSearch(BaseModel):
+    folder: str
+    to: str
+    limit: LenientUInt
+    offset: LenientUInt
+    dry_run: StrictBoolish
+
+
+def _call(model: type[BaseModel], value: Any) -> Any:
+    data = {f"f{i}": value for i in range(5)}
+    return lambda: model.model_validate(data)
+
+
+def main() -> int:
+    search_native = {"folder": "Dev", "to": "a@b.c", "limit": 100, "offset": 20, "dry_run": True}
+    search_strings = {"folder": "Dev", "to": "a@b.c", "limit": "100", "offset": "20", "dry_run": "true"}
+    cases = {
+        "plain int, 100": _call(PlainInts, 100),
+        "lenient, 100": _call(LenientInts, 100),
+        "naive, 100": _call(NaiveInts, 100),
+        "plain int, '100'": _call(PlainInts, "100"),
+        "lenient, '100'": _call(LenientInts, "100"),
+        "naive, '100'": _call(NaiveInts, "100"),
+        "plain bool, true": _call(PlainBools, True),
+        "lenient bool, true": _call(LenientBools, True),
+        "naive bool, true": _call(NaiveBools, True),
+        "plain bool, 'true'": _call(PlainBools, "true"),
+        "lenient bool, 'true'": _call(LenientBools, "true"),
+        "naive bool, 'true'": _call(NaiveBools, "true"),
+        "plain search, native": lambda: PlainSearch.model_validate(search_native),
+        "lenient search, native": lambda: LenientSearch.model_validate(search_native),
+        "plain search, strings": lambda: PlainSearch.model_validate(search_strings),
+        "lenient search, strings": lambda: LenientSearch.model_validate(search_strings),
+    }
+    times = best_times(cases)
+    met = print_ratios(
+        "five-field models, all fields lenient (issue 2 targets)",
+        [
+            ("LenientInt given 100, vs int", "lenient, 100", "plain int, 100", 1.15),
+            ("LenientInt given '100', vs lax int given '100'", "lenient, '100'", "plain int, '100'", 1.6),
+            ("StrictBoolish given true, vs bool", "lenient bool, true", "plain bool, true", 1.15),
+            (
+                "StrictBoolish given 'true', vs lax bool given 'true'",
+                "lenient bool, 'true'",
+                "plain bool, 'true'",
+                1.6,
+            ),
+        ],
+        times,
+    )
+    print_ratios(
+        "the same fields built the naive way (BeforeValidator + WithJsonSchema), for comparison",
+        [
+            ("naive int given 100, vs int", "naive, 100", "plain int, 100", 1.15),
+            ("naive int given '100', vs lax int given '100'", "naive, '100'", "plain int, '100'", 1.6),
+            ("naive bool given true, vs bool", "naive bool, true", "plain bool, true", 1.15),
+            (
+                "naive bool given 'true', vs lax bool given 'true'",
+                "naive bool, 'true'",
+                "plain bool, 'true'",
+                1.6,
+            ),
+        ],
+        times,
+    )
+    print_ratios(
+        "realistic search tool (folder, to, limit, offset, dry_run)",
+        [
+            (
+                "lenient tool given native values, vs plain",
+                "lenient search, native",
+                "plain search, native",
+                1.15,
+            ),
+            (
+                "lenient tool given strings, vs lax plain",
+                "lenient search, strings",
+                "plain search, strings",
+                1.6,
+            ),
+        ],
+        times,
+    )
+    print(f"\n{sum(met)} of {len(met)} issue-2 targets met")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

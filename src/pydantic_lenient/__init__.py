@@ -1,0 +1,42 @@
+"""Pydantic v2 types for LLM tool inputs: a widened schema and an exact validator that agree."""
+
+from .booleans import StrictBoolish
+from .floats import LenientFloat
+from .integers import (
+    LenientI8,
+    LenientI16,
+    LenientI32,
+    LenientI64,
+    LenientInt,
+    LenientPositiveInt,
+    LenientU8,
+    LenientU16,
+    LenientU32,
+    LenientU64,
+    LenientUInt,
+)
+from .schema_styles import STYLES, LenientJsonSchema, Style, apply_style, generator_for, input_schema
+
+__version__ = "0.1.0"
+
+__all__ = (
+    "STYLES",
+    "LenientFloat",
+    "LenientI8",
+    "LenientI16",
+    "LenientI32",
+    "LenientI64",
+    "LenientInt",
+    "LenientJsonSchema",
+    "LenientPositiveInt",
+    "LenientU8",
+    "LenientU16",
+    "LenientU32",
+    "LenientU64",
+    "LenientUInt",
+    "StrictBoolish",
+    "Style",
+    "apply_style",
+    "generator_for",
+    "input_schema",
+)

@@ -1,0 +1,63 @@
+"""A boolean type that also takes the strings "true" and "false", and nothing else."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
+
+from ._scalar import form_error, lenient_scalar_schema, render_scalar, user_bounds
+
+__all__ = ("StrictBoolish",)
+
+ERROR_TYPE = "lenient_bool"
+
+TRUE_OR_FALSE = "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$"
+"""'true' or 'false' in any ASCII letter case (JSON Schema patterns have no case-insensitive flag)."""
+
+_MESSAGE = "Input should be a boolean, or the string 'true' or 'false' in any letter case"
+
+
+@dataclass(frozen=True, slots=True)
+class _StrictBoolish:
+    """Marker for a bool that may also arrive as the string 'true' or 'false'."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return lenient_scalar_schema(
+            native=core_schema.bool_schema(strict=True),
+            pattern=TRUE_OR_FALSE,
+            # Lax bool parsing would also take 'yes', 'on', '1'; the pattern has already refused them.
+            convert=core_schema.bool_schema(strict=False),
+            error_type=ERROR_TYPE,
+            message=_MESSAGE,
+            fallback=_validate_exact_types,
+            serialization="bool",
+        )
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        _, annotations = user_bounds(handler, schema)
+        string_form = {"type": "string", "pattern": TRUE_OR_FALSE}
+        return render_scalar(handler, {"type": "boolean"}, string_form, annotations)
+
+
+def _validate_exact_types(value: Any) -> bool:
+    """The same rules as the fast path, by Python type alone (used under an explicit ``strict=``)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and re.fullmatch(TRUE_OR_FALSE, value):
+        return value.lower() == "true"
+    raise form_error(ERROR_TYPE, _MESSAGE)
+
+
+StrictBoolish = Annotated[bool, _StrictBoolish()]
+"""A ``bool`` that also accepts the strings ``"true"`` and ``"false"`` in any ASCII letter case.
+
+Nothing else: not ``"yes"``, ``"on"``, ``"1"``, ``1`` or ``""``. No truthiness anywhere, so
+``"false"`` is always False.
+"""

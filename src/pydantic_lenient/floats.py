@@ -1,0 +1,75 @@
+"""A float type that also takes its value as a string in JSON number syntax."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Annotated, Any
+
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
+
+from ._scalar import form_error, lenient_scalar_schema, render_scalar, user_bounds
+
+__all__ = ("LenientFloat",)
+
+ERROR_TYPE = "lenient_float"
+
+JSON_NUMBER = r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$"
+"""A JSON number, as RFC 8259 spells it: no '+', no leading zeros, no bare '.', no NaN or Infinity."""
+
+_MESSAGE = "Input should be a finite number, or a string holding one in JSON number syntax"
+
+
+@dataclass(frozen=True, slots=True)
+class _LenientFloat:
+    """Marker for a finite float that may also arrive as the text of a JSON number."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return lenient_scalar_schema(
+            native=core_schema.float_schema(strict=True, allow_inf_nan=False),
+            pattern=JSON_NUMBER,
+            # '1e999' matches the pattern and overflows to inf, which allow_inf_nan=False refuses.
+            convert=core_schema.float_schema(strict=False, allow_inf_nan=False),
+            error_type=ERROR_TYPE,
+            message=_MESSAGE,
+            fallback=_validate_exact_types,
+            serialization="float",
+        )
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        added, annotations = user_bounds(handler, schema)
+        canonical = {"type": "number", **added}
+        string_form = {"type": "string", "pattern": JSON_NUMBER}
+        return render_scalar(handler, canonical, string_form, annotations)
+
+
+def _validate_exact_types(value: Any) -> float:
+    """The same rules as the fast path, by Python type alone (used under an explicit ``strict=``)."""
+    if isinstance(value, bool):
+        raise form_error(ERROR_TYPE, _MESSAGE)
+    if isinstance(value, str):
+        if not re.fullmatch(JSON_NUMBER, value):
+            raise form_error(ERROR_TYPE, _MESSAGE)
+    elif not isinstance(value, (int, float, Decimal)):  # pydantic-core's strict float takes Decimal
+        raise form_error(ERROR_TYPE, _MESSAGE)
+    try:
+        number = float(value)
+    except OverflowError:  # an int too large for a double
+        raise form_error(ERROR_TYPE, _MESSAGE) from None
+    if not math.isfinite(number):
+        raise form_error(ERROR_TYPE, _MESSAGE)
+    return number
+
+
+LenientFloat = Annotated[float, _LenientFloat()]
+"""A finite ``float`` that also accepts a string in JSON number syntax (``-1.5``, ``2e3``, ``10``).
+
+Refuses booleans, NaN and Infinity in any spelling (as numbers or as strings), and strings with
+whitespace, ``+``, leading zeros, a bare ``.``, ``_`` or non-ASCII digits.
+"""

@@ -1,0 +1,211 @@
+"""Integer types that also take their value as a string of ASCII digits."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Annotated, Any
+
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
+
+from ._scalar import (
+    MAX_DIGIT_STRING_LENGTH,
+    form_error,
+    lenient_scalar_schema,
+    render_scalar,
+    user_bounds,
+)
+
+__all__ = (
+    "LenientI8",
+    "LenientI16",
+    "LenientI32",
+    "LenientI64",
+    "LenientInt",
+    "LenientPositiveInt",
+    "LenientU8",
+    "LenientU16",
+    "LenientU32",
+    "LenientU64",
+    "LenientUInt",
+)
+
+ERROR_TYPE = "lenient_int"
+
+SIGNED_DIGITS = "^-?[0-9]+$"
+UNSIGNED_DIGITS = "^[0-9]+$"
+POSITIVE_DIGITS = "^[1-9][0-9]*$"
+
+# Patterns advertised when a bound is added outside the marker (`Field(ge=...)`). The validator
+# still checks the marker's own pattern, so these leave out only strings whose value is out of
+# range: the host then rejects exactly what the validator would reject with a range error.
+_NONNEGATIVE_OF_SIGNED = "^(?:[0-9]+|-0+)$"
+_POSITIVE_WITH_ZEROS = "^0*[1-9][0-9]*$"
+
+_MESSAGES = {
+    SIGNED_DIGITS: "Input should be an integer, or a string of ASCII digits with an optional leading '-'",
+    UNSIGNED_DIGITS: "Input should be an integer or a string of ASCII digits",
+    POSITIVE_DIGITS: "Input should be an integer or a string of ASCII digits that does not start with 0",
+}
+
+
+def _integral_float_to_int(value: float) -> int:
+    # JSON Schema's "integer" admits any number with no fractional part, such as 100.0 or 1e20.
+    if value.is_integer():
+        return int(value)
+    raise form_error(ERROR_TYPE, "Input should have no fractional part")
+
+
+@dataclass(frozen=True, slots=True)
+class _LenientInt:
+    """Marker for an integer that may also arrive as a string of ASCII digits.
+
+    The string form follows from the lower bound: a sign is allowed only where negative values are,
+    and a type whose values start at 1 refuses a leading zero.
+    """
+
+    ge: int | None = None
+    le: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("ge", "le"):
+            bound = getattr(self, name)
+            if bound is not None and (not isinstance(bound, int) or isinstance(bound, bool)):
+                raise TypeError(f"{name} must be an int or None, not {bound!r}")
+        if self.ge is not None and self.le is not None and self.ge > self.le:
+            raise ValueError(f"ge ({self.ge}) must not be greater than le ({self.le})")
+
+    @property
+    def pattern(self) -> str:
+        if self.ge is None or self.ge < 0:
+            return SIGNED_DIGITS
+        return UNSIGNED_DIGITS if self.ge == 0 else POSITIVE_DIGITS
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        bounded = self.ge is not None or self.le is not None
+        return lenient_scalar_schema(
+            native=core_schema.int_schema(strict=True),
+            pattern=self.pattern,
+            # The pattern has already rejected everything lax int parsing would also forgive
+            # (whitespace, '_', '+', '1.0', non-ASCII digits); what is left is plain conversion.
+            convert=core_schema.int_schema(strict=False),
+            max_length=MAX_DIGIT_STRING_LENGTH,
+            extra_forms=(
+                core_schema.no_info_after_validator_function(
+                    _integral_float_to_int, core_schema.float_schema(strict=True, allow_inf_nan=False)
+                ),
+            ),
+            bounds=core_schema.int_schema(strict=True, ge=self.ge, le=self.le) if bounded else None,
+            error_type=ERROR_TYPE,
+            message=_MESSAGES[self.pattern],
+            fallback=self._validate_exact_types,
+            serialization="int",
+        )
+
+    def _validate_exact_types(self, value: Any) -> int:
+        """The fast path's forms, by Python type alone (used under an explicit ``strict=``)."""
+        if isinstance(value, bool):
+            raise form_error(ERROR_TYPE, _MESSAGES[self.pattern])
+        if isinstance(value, int):
+            number = int(value)
+        elif isinstance(value, str):
+            if len(value) > MAX_DIGIT_STRING_LENGTH or not re.fullmatch(self.pattern, value):
+                raise form_error(ERROR_TYPE, _MESSAGES[self.pattern])
+            number = int(value)
+        elif isinstance(value, (float, Decimal)):  # pydantic-core's strict float also takes Decimal
+            as_float = float(value)
+            if not (math.isfinite(as_float) and as_float.is_integer()):
+                raise form_error(ERROR_TYPE, _MESSAGES[self.pattern])
+            number = int(as_float)
+        else:
+            raise form_error(ERROR_TYPE, _MESSAGES[self.pattern])
+        return number
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        added, annotations = user_bounds(handler, schema)
+        lower, upper, others = _integer_bounds(self.ge, self.le, added)
+        canonical: dict[str, Any] = {"type": "integer"}
+        if lower is not None:
+            canonical["minimum"] = lower
+        if upper is not None:
+            canonical["maximum"] = upper
+        canonical.update(others)
+        string_form = {"type": "string", "pattern": self._advertised_pattern(lower)}
+        return render_scalar(handler, canonical, string_form, annotations)
+
+    def _advertised_pattern(self, lower: int | None) -> str:
+        if lower is None or (self.ge is not None and lower <= self.ge) or self.pattern == POSITIVE_DIGITS:
+            return self.pattern
+        if lower >= 1:
+            return _POSITIVE_WITH_ZEROS
+        if lower == 0:  # only reachable from a signed base
+            return _NONNEGATIVE_OF_SIGNED
+        return self.pattern
+
+
+def _integer_bounds(
+    ge: int | None, le: int | None, added: dict[str, Any]
+) -> tuple[int | None, int | None, dict[str, Any]]:
+    """Combine a marker's bounds with those added outside it, as inclusive integer bounds.
+
+    For integers ``gt=4`` and ``ge=5`` admit the same values; inclusive bounds keep the advertised
+    schema plain and let the string pattern be tightened from one number.
+    """
+    others = dict(added)
+    lowers = [ge] if ge is not None else []
+    uppers = [le] if le is not None else []
+    for key, to_int in (("minimum", math.ceil), ("exclusiveMinimum", lambda b: math.floor(b) + 1)):
+        if key in others and _is_finite_number(others[key]):
+            lowers.append(to_int(others.pop(key)))
+    for key, to_int in (("maximum", math.floor), ("exclusiveMaximum", lambda b: math.ceil(b) - 1)):
+        if key in others and _is_finite_number(others[key]):
+            uppers.append(to_int(others.pop(key)))
+    return (max(lowers) if lowers else None), (min(uppers) if uppers else None), others
+
+
+def _is_finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+LenientInt = Annotated[int, _LenientInt()]
+"""An ``int`` that also accepts a string matching ``^-?[0-9]+$``.
+
+Takes JSON integers and numbers with no fractional part (``100.0``); refuses booleans, fractions,
+whitespace, ``+``, ``_``, non-ASCII digits, hex and exponents in strings.
+"""
+
+LenientUInt = Annotated[int, _LenientInt(ge=0)]
+"""A non-negative ``int`` that also accepts a string matching ``^[0-9]+$``."""
+
+LenientPositiveInt = Annotated[int, _LenientInt(ge=1)]
+"""An ``int`` of at least 1 that also accepts a string matching ``^[1-9][0-9]*$``."""
+
+LenientU8 = Annotated[int, _LenientInt(ge=0, le=2**8 - 1)]
+"""An ``int`` from 0 to 255, or its digits as a string."""
+
+LenientU16 = Annotated[int, _LenientInt(ge=0, le=2**16 - 1)]
+"""An ``int`` from 0 to 65535, or its digits as a string."""
+
+LenientU32 = Annotated[int, _LenientInt(ge=0, le=2**32 - 1)]
+"""An ``int`` from 0 to 4294967295, or its digits as a string."""
+
+LenientU64 = Annotated[int, _LenientInt(ge=0, le=2**64 - 1)]
+"""An ``int`` from 0 to 18446744073709551615, or its digits as a string."""
+
+LenientI8 = Annotated[int, _LenientInt(ge=-(2**7), le=2**7 - 1)]
+"""An ``int`` from -128 to 127, or its digits (with an optional ``-``) as a string."""
+
+LenientI16 = Annotated[int, _LenientInt(ge=-(2**15), le=2**15 - 1)]
+"""An ``int`` from -32768 to 32767, or its digits (with an optional ``-``) as a string."""
+
+LenientI32 = Annotated[int, _LenientInt(ge=-(2**31), le=2**31 - 1)]
+"""An ``int`` from -2147483648 to 2147483647, or its digits (with an optional ``-``) as a string."""
+
+LenientI64 = Annotated[int, _LenientInt(ge=-(2**63), le=2**63 - 1)]
+"""An ``int`` from -2**63 to 2**63 - 1, or its digits (with an optional ``-``) as a string."""

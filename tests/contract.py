@@ -1,0 +1,93 @@
+"""The contract every lenient type keeps, as code the tests share.
+
+For any JSON value, a host validating against the advertised schema and the model validating the
+value give the same verdict. The listed exceptions (README, "The contract") are the only cases where
+the host accepts and the model refuses; the model never accepts what the host refuses.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from pydantic import BaseModel, ValidationError, create_model
+from pydantic_core import ErrorDetails
+
+import pydantic_lenient as pl
+from pydantic_lenient._scalar import MAX_DIGIT_STRING_LENGTH
+from pydantic_lenient.floats import JSON_NUMBER
+from pydantic_lenient.integers import POSITIVE_DIGITS, SIGNED_DIGITS, UNSIGNED_DIGITS
+
+# Every lenient scalar type, by name, with the canonical JSON type it widens.
+SCALAR_TYPES: dict[str, tuple[Any, str]] = {
+    "LenientInt": (pl.LenientInt, "integer"),
+    "LenientUInt": (pl.LenientUInt, "integer"),
+    "LenientPositiveInt": (pl.LenientPositiveInt, "integer"),
+    "LenientU8": (pl.LenientU8, "integer"),
+    "LenientU16": (pl.LenientU16, "integer"),
+    "LenientU32": (pl.LenientU32, "integer"),
+    "LenientU64": (pl.LenientU64, "integer"),
+    "LenientI8": (pl.LenientI8, "integer"),
+    "LenientI16": (pl.LenientI16, "integer"),
+    "LenientI32": (pl.LenientI32, "integer"),
+    "LenientI64": (pl.LenientI64, "integer"),
+    "LenientFloat": (pl.LenientFloat, "number"),
+    "StrictBoolish": (pl.StrictBoolish, "boolean"),
+}
+
+RANGE_ERROR_TYPES = frozenset(
+    {"greater_than_equal", "less_than_equal", "greater_than", "less_than", "multiple_of"}
+)
+ALL_DIGIT_PATTERNS = (SIGNED_DIGITS, UNSIGNED_DIGITS, POSITIVE_DIGITS)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    accepted: bool
+    errors: tuple[ErrorDetails, ...] = ()
+
+
+def tool_model(annotation: Any, *, optional: bool) -> type[BaseModel]:
+    """A one-field tool input model; the Optional variant may also be left out."""
+    if optional:
+        return create_model("Tool", value=(Optional[annotation], None))  # noqa: UP045
+    return create_model("Tool", value=(annotation, ...))
+
+
+def server_verdict(model: type[BaseModel], arguments: dict[str, Any], **kwargs: Any) -> Verdict:
+    try:
+        model.model_validate(arguments, **kwargs)
+    except ValidationError as error:
+        return Verdict(False, tuple(error.errors(include_url=False)))
+    return Verdict(True)
+
+
+def server_verdict_json(model: type[BaseModel], arguments: dict[str, Any]) -> Verdict:
+    try:
+        model.model_validate_json(json.dumps(arguments))
+    except ValidationError as error:
+        return Verdict(False, tuple(error.errors(include_url=False)))
+    return Verdict(True)
+
+
+def is_listed_exception(value: Any, verdict: Verdict) -> bool:
+    """Host accepted ``value`` and the model refused it for one of the README's listed reasons."""
+    if not isinstance(value, str) or len(verdict.errors) != 1:
+        return False
+    error_type = verdict.errors[0]["type"]
+    if error_type in RANGE_ERROR_TYPES:  # a digit string the pattern admits, out of range
+        return any(re.fullmatch(pattern, value) for pattern in ALL_DIGIT_PATTERNS)
+    if error_type == "lenient_int":  # longer than Python's int/str conversion limit
+        return len(value) > MAX_DIGIT_STRING_LENGTH
+    if error_type == "lenient_float":  # JSON number text whose value overflows a double
+        return re.fullmatch(JSON_NUMBER, value) is not None and math.isinf(float(value))
+    return False
+
+
+def agrees(host_accepts: bool, value: Any, verdict: Verdict) -> bool:
+    if host_accepts == verdict.accepted:
+        return True
+    return host_accepts and is_listed_exception(value, verdict)

@@ -1,0 +1,210 @@
+"""The contract checked against Ajv 8, the validator JS hosts (Claude Code, Gemini CLI, ...) run.
+
+One node process validates a fixed corpus of hostile and ordinary values against every advertised
+schema; the model must agree with every verdict, within the README's listed exceptions.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from pydantic_lenient import input_schema
+from tests.conftest import AjvRunner
+from tests.contract import SCALAR_TYPES, agrees, server_verdict, tool_model
+from tests.strategies import JS_SAFE_INTEGER
+
+FIXED_VALUES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    7,
+    100,
+    255,
+    256,
+    -128,
+    -129,
+    2**31 - 1,
+    2**31,
+    -(2**31),
+    2**53 - 1,
+    0.0,
+    -0.0,
+    1.0,
+    100.0,
+    1.5,
+    -2.5,
+    1e20,
+    1e300,
+    5e-324,
+    "",
+    " ",
+    "0",
+    "00",
+    "007",
+    "-0",
+    "-00",
+    "-",
+    "--1",
+    "+1",
+    " 1",
+    "1 ",
+    "1\n",
+    "\n1",
+    "\t1",
+    "1_000",
+    "1,000",
+    "1.0",
+    "1.",
+    ".5",
+    "1e3",
+    "1E+3",
+    "2e-3",
+    "0x1f",
+    "0b1",
+    "1\u00a0",
+    "\u0663",
+    "\uff11",
+    "\u0661\u0660\u0660",
+    "abc",
+    "100",
+    "-100",
+    "4294967295",
+    "4294967296",
+    "18446744073709551615",
+    "18446744073709551616",
+    "9223372036854775807",
+    "-9223372036854775809",
+    "9" * 5000,
+    "0" * 4301,
+    "1" * 4300,
+    "true",
+    "false",
+    "True",
+    "FALSE",
+    "tRuE",
+    "fAlSe",
+    " true",
+    "true ",
+    "true\n",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "1",
+    "t",
+    "f",
+    "null",
+    "None",
+    "nan",
+    "NaN",
+    "inf",
+    "Infinity",
+    "-Infinity",
+    "1e999",
+    "-1e999",
+    "1e-999",
+    "-1.5",
+    "-1.5e3",
+    "2E3",
+    "0.0",
+    "-0.0",
+    "01.5",
+    "1.5.1",
+    [],
+    {},
+    [1],
+    ["1"],
+    {"value": 1},
+]
+
+
+def _corpus() -> list[Any]:
+    """The fixed values plus a seeded sample of numbers, digit strings and boolean spellings."""
+    rng = random.Random(20261122)
+    values = list(FIXED_VALUES)
+    for _ in range(150):
+        number = rng.randint(-JS_SAFE_INTEGER, JS_SAFE_INTEGER) >> rng.randint(0, 52)
+        values += [number, str(number), f"{number}.0", float(number) / 4]
+        word = rng.choice(["true", "false"])
+        values.append("".join(c.upper() if rng.random() < 0.5 else c for c in word))
+        junk = "".join(rng.choice("0123456789-+._ eE\u0663") for _ in range(rng.randint(0, 6)))
+        values.append(junk)
+    return values
+
+
+CORPUS = _corpus()
+SOURCES = ("type-array", "any-of", "pydantic-default")
+
+
+def _schema(model: Any, source: str) -> dict[str, Any]:
+    if source == "pydantic-default":
+        schema: dict[str, Any] = model.model_json_schema()
+        return schema
+    return input_schema(model, style=source)  # type: ignore[arg-type]
+
+
+def test_ajv_and_the_model_agree_on_every_value(ajv: AjvRunner) -> None:
+    combinations = [
+        (name, optional, source, draft)
+        for name in SCALAR_TYPES
+        for optional in (False, True)
+        for source in SOURCES
+        for draft in ("2020-12", "07")
+    ]
+    models = {
+        (name, optional): tool_model(SCALAR_TYPES[name][0], optional=optional)
+        for name in SCALAR_TYPES
+        for optional in (False, True)
+    }
+    arguments = [{"value": value} for value in CORPUS]
+    results = ajv(
+        [
+            {
+                "schema": _schema(models[name, optional], source),
+                "values": arguments,
+                "draft": draft,
+                "options": {},
+            }
+            for name, optional, source, draft in combinations
+        ]
+    )
+    disagreements = []
+    for (name, optional, source, draft), result in zip(combinations, results, strict=True):
+        assert result["compile_error"] is None, (name, source, draft, result["compile_error"])
+        model = models[name, optional]
+        for value, host_accepts in zip(CORPUS, result["verdicts"], strict=True):
+            verdict = server_verdict(model, {"value": value})
+            if not agrees(host_accepts, value, verdict):
+                disagreements.append((name, optional, source, draft, value, host_accepts, verdict.errors))
+    assert not disagreements, disagreements[:10]
+
+
+@pytest.mark.parametrize("name", list(SCALAR_TYPES))
+def test_any_of_style_compiles_under_strict_ajv_and_type_array_needs_union_types(
+    ajv: AjvRunner, name: str
+) -> None:
+    model = tool_model(SCALAR_TYPES[name][0], optional=True)
+    strict = {"strict": True}
+    any_of, type_array = input_schema(model, style="any-of"), input_schema(model, style="type-array")
+    refused, allowed, clean = ajv(
+        [
+            {"schema": type_array, "values": [], "draft": "2020-12", "options": strict},
+            {
+                "schema": type_array,
+                "values": [],
+                "draft": "2020-12",
+                "options": {**strict, "allowUnionTypes": True},
+            },
+            {"schema": any_of, "values": [], "draft": "2020-12", "options": strict},
+        ]
+    )
+    assert refused["compile_error"] is not None
+    assert "union type" in refused["compile_error"]
+    assert allowed["compile_error"] is None, allowed["compile_error"]
+    assert clean["compile_error"] is None, clean["compile_error"]

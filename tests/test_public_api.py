@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+
+import pydantic_lenient
+
+
+def _isort_style(name: str) -> tuple[int, list[tuple[int, str]]]:
+    """ruff's RUF022 order: CONSTANTS, then CamelCase, then the rest; digit runs compare as numbers."""
+    group = 0 if name.isupper() else 1 if name[:1].isupper() else 2
+    parts = re.split("([0-9]+)", name)
+    return group, [(int(part), "") if part[:1] in "0123456789" and part else (-1, part) for part in parts]
+
+
+def test_all_is_sorted() -> None:
+    names = list(pydantic_lenient.__all__)
+    assert names == sorted(names, key=_isort_style)
+
+
+def test_all_lists_every_public_name() -> None:
+    public = {
+        name
+        for name, value in vars(pydantic_lenient).items()
+        if not name.startswith("_") and not inspect.ismodule(value)
+    }
+    assert public == set(pydantic_lenient.__all__)
+
+
+def test_every_public_module_has_a_complete_all() -> None:
+    for module_info in pkgutil.iter_modules(pydantic_lenient.__path__):
+        if module_info.name.startswith("_") or module_info.name in {"testing", "__main__", "pytest_plugin"}:
+            continue
+        module = importlib.import_module(f"pydantic_lenient.{module_info.name}")
+        exported = set(getattr(module, "__all__", ()))
+        assert exported, f"{module.__name__} has no __all__"
+        assert exported <= set(vars(module)), module.__name__
+
+
+def test_lenient_aliases_are_annotated_builtins() -> None:
+    for name in pydantic_lenient.__all__:
+        value = getattr(pydantic_lenient, name)
+        if name.startswith(("Lenient", "Strict")) and name != "LenientJsonSchema":
+            assert getattr(value, "__origin__", None) in (int, float, bool), name

@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel, RootModel
+
+from pydantic_lenient import LenientUInt, StrictBoolish, apply_style, generator_for, input_schema
+from pydantic_lenient.testing import host_validator
+from tests.strategies import any_input
+
+
+class Mail(BaseModel):
+    folder: str
+    limit: Optional[LenientUInt] = None  # noqa: UP045
+    offset: LenientUInt = 0
+    dry_run: StrictBoolish = False
+
+
+def test_optional_uint_flattens_to_the_rust_shape() -> None:
+    schema = input_schema(Mail)
+    assert schema["type"] == "object"
+    assert schema["properties"]["limit"] == {
+        "type": ["integer", "string", "null"],
+        "minimum": 0,
+        "pattern": "^[0-9]+$",
+        "default": None,
+        "title": "Limit",
+    }
+
+
+def test_any_of_style_has_one_branch_per_type() -> None:
+    assert input_schema(Mail, style="any-of")["properties"]["limit"] == {
+        "anyOf": [
+            {"minimum": 0, "type": "integer"},
+            {"pattern": "^[0-9]+$", "type": "string"},
+            {"type": "null"},
+        ],
+        "default": None,
+        "title": "Limit",
+    }
+
+
+def test_strict_style_advertises_canonical_types_only() -> None:
+    properties = input_schema(Mail, style="strict")["properties"]
+    assert properties["offset"] == {"default": 0, "minimum": 0, "title": "Offset", "type": "integer"}
+    assert properties["dry_run"] == {"default": False, "title": "Dry Run", "type": "boolean"}
+    assert "pattern" not in str(properties)
+
+
+def test_plain_model_json_schema_is_unflattened_but_standard() -> None:
+    assert Mail.model_json_schema()["properties"]["offset"] == {
+        "anyOf": [{"minimum": 0, "type": "integer"}, {"pattern": "^[0-9]+$", "type": "string"}],
+        "default": 0,
+        "title": "Offset",
+    }
+
+
+def test_unknown_style_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown style"):
+        input_schema(Mail, style="loose")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown style"):
+        generator_for("loose")  # type: ignore[arg-type]
+
+
+def test_root_must_be_an_object() -> None:
+    with pytest.raises(TypeError, match="JSON object"):
+        input_schema(RootModel[list[int]])
+
+
+class Node(BaseModel):
+    name: str
+    children: list[Node] = []
+
+
+def test_recursive_model_root_is_inlined_and_refs_resolve() -> None:
+    schema = input_schema(Node)
+    assert schema["type"] == "object"
+    assert host_validator(schema).is_valid({"name": "a", "children": [{"name": "b"}]})
+    assert not host_validator(schema).is_valid({"name": "a", "children": [{"name": 1}]})
+
+
+# Random small schemas built from the shapes pydantic emits, to check the rewrites keep their meaning.
+_leaf = st.one_of(
+    st.just({"type": "integer", "minimum": 0}),
+    st.just({"type": "string", "pattern": "^[0-9]+$"}),
+    st.just({"type": "null"}),
+    st.just({"type": "boolean"}),
+    st.just({"type": "number", "maximum": 5}),
+    st.just({"type": "array", "items": {"type": "integer"}}),
+    st.just({"type": "string", "maxLength": 2}),
+    st.just({"type": ["integer", "string"], "minimum": 1, "maxLength": 3}),
+    st.just({"enum": [1, "1"]}),
+)
+_schemas = st.recursive(
+    _leaf,
+    lambda inner: (
+        st.lists(inner, min_size=1, max_size=3).map(lambda branches: {"anyOf": branches})
+        | st.tuples(st.lists(inner, min_size=1, max_size=3), st.sampled_from([{}, {"title": "t"}])).map(
+            lambda pair: {"anyOf": pair[0], **pair[1]}
+        )
+    ),
+    max_leaves=6,
+)
+
+
+@pytest.mark.parametrize("style", ["type-array", "any-of"])
+@given(schema=_schemas, value=any_input)
+def test_style_rewrites_never_change_what_a_schema_admits(
+    style: Any, schema: dict[str, Any], value: Any
+) -> None:
+    rewritten = apply_style(schema, style)
+    assert host_validator(rewritten).is_valid(value) == host_validator(schema).is_valid(value)
+    if style == "any-of":
+        assert "'type': [" not in str(rewritten)
+
+
+def test_rewrites_leave_data_keywords_alone() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"anyOf": {"type": "string"}},
+        "default": {"anyOf": [{"anyOf": [1]}]},
+        "enum": [{"type": ["a", "b"]}],
+    }
+    assert apply_style(schema, "type-array") == schema
+    assert apply_style(schema, "any-of") == schema
