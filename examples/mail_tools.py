@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 
 from pydantic import BaseModel, Field
 
-from pydantic_lenient import LenientU32, LenientUInt, StrictBoolish
+from pydantic_lenient import LenientJson, LenientU32, LenientUInt, StrictBoolish
 
 
 class SearchInput(BaseModel):
@@ -36,7 +36,7 @@ class FetchMessageInput(BaseModel):
 class MoveMessagesInput(BaseModel):
     """Move messages to another folder."""
 
-    uids: list[LenientU32] = Field(description="UIDs of the messages to move")
+    uids: LenientJson[list[LenientU32]] = Field(description="UIDs of the messages to move")
     destination: str
     dry_run: StrictBoolish = Field(default=True, description="Report what would move, and move nothing")
 
@@ -64,6 +64,8 @@ MANGLED_CALLS: list[tuple[str, dict[str, Any], bool]] = [
     ("fetch_message", {"uid": True}, False),
     ("move_messages", {"uids": ["17", 18], "destination": "Archive", "dry_run": "false"}, True),
     ("move_messages", {"uids": [17], "destination": "Archive", "dry_run": "FALSE"}, True),
+    ("move_messages", {"uids": "[17, 18]", "destination": "Archive"}, True),
+    ("move_messages", {"uids": "17, 18", "destination": "Archive"}, False),
     ("move_messages", {"uids": [17], "destination": "Archive", "dry_run": "no"}, False),
     ("move_messages", {"uids": [17], "destination": "Archive", "dry_run": 0}, False),
 ]

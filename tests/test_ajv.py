@@ -7,11 +7,12 @@ schema; the model must agree with every verdict, within the README's listed exce
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Optional
 
 import pytest
+from pydantic import create_model
 
-from pydantic_lenient import input_schema
+from pydantic_lenient import Style, input_schema
 from tests.conftest import AjvRunner
 from tests.contract import SCALAR_TYPES, agrees, server_verdict, tool_model
 from tests.strategies import JS_SAFE_INTEGER
@@ -208,3 +209,107 @@ def test_any_of_style_compiles_under_strict_ajv_and_type_array_needs_union_types
     assert "union type" in refused["compile_error"]
     assert allowed["compile_error"] is None, allowed["compile_error"]
     assert clean["compile_error"] is None, clean["compile_error"]
+
+
+JSON_CORPUS: list[Any] = [
+    None,
+    0,
+    "",
+    "x",
+    "null",
+    "[]",
+    "{}",
+    "[1]",
+    '["a"]',
+    '["a", 1]',
+    '{"a": "b"}',
+    '{"a": 1}',
+    "[[[]]]",
+    '[{"action": "x", "limit": "5"}]',
+    '[{"action": "x", "limit": "-5"}]',
+    '[{"action": "x"}]',
+    "[1, NaN]",
+    '[1, "x"]',
+    '{"kind": "cat", "lives": "9"}',
+    '{"kind": "cow"}',
+    '{"x": 1, "y": 2}',
+    '{"width": "3"}',
+    [],
+    {},
+    ["a"],
+    ["a", 1],
+    {"a": "b"},
+    {"a": 1},
+    [{"action": "x", "limit": "5"}],
+    [{"action": "x", "limit": "-5"}],
+    [1, "x"],
+    [1, "x", 2],
+    {"kind": "dog", "good": "TRUE"},
+    {"kind": "dog", "good": "yes"},
+    {"x": 1, "y": 2},
+    {"width": "3"},
+    {"width": "-3"},
+    ["a", "a"],
+    "[" * 70 + "]" * 70,
+    [[[[1]]]],
+    True,
+]
+
+
+def test_ajv_and_the_model_agree_on_json_shaped_fields(ajv: AjvRunner) -> None:
+    from tests.test_json_values import JSON_FIELDS, Tool
+
+    # pydantic's own set[str] is left out: it advertises uniqueItems and then deduplicates (see
+    # test_pydantic_sets_accept_duplicates_their_schema_refuses).
+    cases = [(field, style) for field in JSON_FIELDS if field != "tags" for style in SOURCES]
+    schemas = {style: _schema(Tool, style) for style in SOURCES}
+    arguments = {field: [{field: value} for value in JSON_CORPUS] for field in JSON_FIELDS}
+    results = ajv(
+        [
+            {
+                "schema": schemas[style],
+                "values": arguments[field],
+                "draft": "2020-12",
+                "options": {"strict": False},
+            }
+            for field, style in cases
+        ]
+    )
+    disagreements = []
+    for (field, style), result in zip(cases, results, strict=True):
+        assert result["compile_error"] is None, (style, result["compile_error"])
+        for value, host_accepts in zip(JSON_CORPUS, result["verdicts"], strict=True):
+            verdict = server_verdict(Tool, {field: value})
+            # The listed exception: a host cannot check that a string holds valid JSON of T.
+            if host_accepts != verdict.accepted and not (host_accepts and isinstance(value, str)):
+                disagreements.append((field, style, value, host_accepts, verdict.errors))
+    assert not disagreements, disagreements[:10]
+
+
+@pytest.mark.parametrize("draft", ["2020-12", "07"])
+def test_json_shaped_fields_compile_in_hosts_default_ajv(ajv: AjvRunner, draft: str) -> None:
+    from tests.test_json_values import Tool
+
+    # Ajv's default is strict mode. Tuples are 2020-12 only (prefixItems), so draft-07 leaves them out.
+    model = Tool if draft == "2020-12" else create_model("NoTuple", __base__=Tool, pair=(Optional[int], None))  # noqa: UP045
+    setups: list[tuple[Style, dict[str, Any]]] = [
+        ("any-of", {}),
+        ("any-of", {"strict": True}),
+        ("type-array", {"allowUnionTypes": True}),
+    ]
+    cases = [
+        {"schema": input_schema(model, style=style), "values": [], "draft": draft, "options": options}
+        for style, options in setups
+    ]
+    results = ajv(cases)
+    assert [result["compile_error"] for result in results] == [None, None, None]
+
+
+def test_pydantic_sets_accept_duplicates_their_schema_refuses(ajv: AjvRunner) -> None:
+    """A known pydantic behaviour (README, "The contract"), pinned so a change in pydantic is noticed."""
+    model = create_model("Tags", tags=(set[str], ...))
+    (result,) = ajv(
+        [{"schema": input_schema(model), "values": [{"tags": ["a", "a"]}], "draft": "2020-12", "options": {}}]
+    )
+    assert result["verdicts"] == [False]
+    assert getattr(model.model_validate({"tags": ["a", "a"]}), "tags") == {"a"}  # noqa: B009

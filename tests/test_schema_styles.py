@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Annotated, Any, Literal, Optional
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel, RootModel
+from pydantic import BaseModel, Field, RootModel
 
 from pydantic_lenient import LenientUInt, StrictBoolish, apply_style, generator_for, input_schema
 from pydantic_lenient.testing import host_validator
@@ -126,3 +126,26 @@ def test_rewrites_leave_data_keywords_alone() -> None:
     }
     assert apply_style(schema, "type-array") == schema
     assert apply_style(schema, "any-of") == schema
+
+
+class Cat(BaseModel):
+    kind: Literal["cat"]
+
+
+class Dog(BaseModel):
+    kind: Literal["dog"]
+
+
+class Adopt(BaseModel):
+    pet: Annotated[Cat | Dog, Field(discriminator="kind")]
+    discriminator: str = "kept: a property may be called that"
+
+
+@pytest.mark.parametrize("style", ["type-array", "any-of", "strict"])
+def test_openapi_discriminator_is_dropped_and_the_one_of_kept(style: Any) -> None:
+    schema = input_schema(Adopt, style=style)
+    assert "discriminator" not in schema["properties"]["pet"]
+    assert schema["properties"]["discriminator"]["type"] == "string"
+    assert len(schema["properties"]["pet"]["oneOf"]) == 2
+    assert host_validator(schema).is_valid({"pet": {"kind": "cat"}})
+    assert not host_validator(schema).is_valid({"pet": {"kind": "cow"}})

@@ -15,18 +15,32 @@ from .integers import (
     LenientU64,
     LenientUInt,
 )
+from .json_values import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_LENGTH,
+    AcceptJsonText,
+    JsonText,
+    JsonTextOf,
+    LenientJson,
+)
 from .schema_styles import STYLES, LenientJsonSchema, Style, apply_style, generator_for, input_schema
 
 __version__ = "0.1.0"
 
 __all__ = (
+    "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_LENGTH",
     "STYLES",
+    "AcceptJsonText",
+    "JsonText",
+    "JsonTextOf",
     "LenientFloat",
     "LenientI8",
     "LenientI16",
     "LenientI32",
     "LenientI64",
     "LenientInt",
+    "LenientJson",
     "LenientJsonSchema",
     "LenientPositiveInt",
     "LenientU8",

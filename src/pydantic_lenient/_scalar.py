@@ -161,15 +161,16 @@ _INTERNAL_RENDERING = frozenset({"anyOf", "type", "pattern", "maxLength"})
 def render_scalar(
     handler: GetJsonSchemaHandler,
     canonical: Mapping[str, Any],
-    string_form: Mapping[str, Any],
+    alternative: Mapping[str, Any],
     annotations: Mapping[str, Any],
 ) -> JsonSchemaValue:
-    """The schema a lenient scalar advertises, for the generator and mode in use.
+    """The schema a lenient type advertises, for the generator and mode in use.
 
-    Validation mode advertises ``anyOf`` of the canonical schema and its string form, which every
-    JSON Schema validator reads the same way; `pydantic_lenient.input_schema` may then flatten it
-    into a type array. Serialization mode and the "strict" style advertise the canonical schema.
+    Validation mode advertises ``anyOf`` of the canonical schema and the alternative form (a string
+    pattern, or JSON text), which every JSON Schema validator reads the same way;
+    `pydantic_lenient.input_schema` may then flatten it into a type array. Serialization mode and
+    the "strict" style advertise the canonical schema only.
     """
     if handler.mode == "serialization" or _canonical_input.get():
         return {**canonical, **annotations}
-    return {"anyOf": [dict(canonical), dict(string_form)], **annotations}
+    return {"anyOf": [dict(canonical), dict(alternative)], **annotations}

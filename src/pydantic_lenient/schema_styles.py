@@ -192,10 +192,20 @@ def generator_for(style: Style) -> type[LenientJsonSchema]:
 def input_schema(model: type[BaseModel], *, style: Style = "type-array") -> dict[str, Any]:
     """The ``inputSchema`` a tool with this input model advertises in ``tools/list``.
 
-    The root is always ``"type": "object"``; ``$defs`` are kept and every ``$ref`` resolves.
+    The root is always ``"type": "object"``; ``$defs`` are kept and every ``$ref`` resolves. The
+    dialect is JSON Schema 2020-12, MCP's default (pydantic writes tuples with ``prefixItems``).
     """
     schema = model.model_json_schema(schema_generator=generator_for(style), mode="validation")
+    schema = transform_bottom_up(schema, _without_openapi_keywords)
     return _object_root(schema, getattr(model, "__name__", repr(model)))
+
+
+def _without_openapi_keywords(schema: Schema) -> Schema:
+    """Drop pydantic's OpenAPI ``discriminator``: no JSON Schema meaning, and Ajv in its default
+    strict mode refuses to compile a schema that has it. The ``oneOf`` beside it still validates."""
+    if isinstance(schema, dict) and isinstance(schema.get("discriminator"), dict):
+        return {key: value for key, value in schema.items() if key != "discriminator"}
+    return schema
 
 
 def _object_root(schema: dict[str, Any], name: str) -> dict[str, Any]:
