@@ -23,17 +23,21 @@ def best_times(
     return best
 
 
-def print_ratios(
-    title: str, rows: list[tuple[str, str, str, float]], times: Mapping[str, float]
-) -> list[bool]:
+def _duration(seconds: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.0f} ns"
+
+
+def print_ratios(title: str, rows: list[tuple[str, str, str, float]], times: Mapping[str, float]) -> list[bool]:
     """Print ``case / baseline`` for each (label, case, baseline, target) row; return which met target."""
     print(f"\n{title}")
-    print(f"{'measured':58} {'ratio':>7} {'target':>7}  {'ns':>12}")
+    print(f"{'measured':66} {'ratio':>7} {'target':>7}  case / baseline")
     met = []
     for label, case, baseline, target in rows:
         ratio = times[case] / times[baseline]
         met.append(ratio <= target)
         mark = "" if ratio <= target else "  (over target)"
-        nanos = f"{times[case] * 1e9:.0f}/{times[baseline] * 1e9:.0f}"
-        print(f"{label:58} {ratio:6.2f}x {target:6.2f}x  {nanos:>12}{mark}")
+        print(f"{label:66} {ratio:6.2f}x {target:6.2f}x  {_duration(times[case])} / {_duration(times[baseline])}{mark}")
     return met

@@ -28,7 +28,7 @@ class Lenient(BaseModel):
 
 
 class HandWritten(BaseModel):
-    urls: Union[list[str], Json[list[str]]]  # noqa: UP007
+    urls: Union[list[str], Json[list[str]]]
 
 
 def main() -> int:

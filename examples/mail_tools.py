@@ -1,51 +1,52 @@
-"""Tool inputs for a mail server, shaped like the report that started this library.
+"""A mail server's tools, shaped like the report that started this library.
 
 Models sent ``{"folder": "Dev", "limit": "100"}`` where ``limit`` is an integer; hosts that check
-the advertised schema refused the call. Each input below advertises, and accepts, both forms.
+the advertised schema refused the call. Each parameter below advertises, and accepts, both forms.
+
+    pydantic-lenient catalog examples/mail_tools.py --check
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Optional
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from pydantic_lenient import LenientJson, LenientU32, LenientUInt, StrictBoolish
 
 
-class SearchInput(BaseModel):
+def search(
+    folder: Annotated[str, Field(description="Folder to search, such as INBOX or Dev")],
+    to: Annotated[Optional[str], Field(description="Only messages sent to this address")] = None,
+    limit: Annotated[
+        Optional[Annotated[LenientUInt, Field(le=500)]], Field(description="Most messages to return")
+    ] = None,
+    offset: Annotated[LenientUInt, Field(description="Messages to skip")] = 0,
+) -> list[dict[str, Any]]:
     """Search a mail folder."""
-
-    folder: str = Field(description="Folder to search, such as INBOX or Dev")
-    to: Optional[str] = Field(default=None, description="Only messages sent to this address")  # noqa: UP045
-    limit: Optional[Annotated[LenientUInt, Field(le=500)]] = Field(  # noqa: UP045
-        default=None, description="Most messages to return"
-    )
-    offset: LenientUInt = Field(default=0, description="Messages to skip")
+    return []
 
 
-class FetchMessageInput(BaseModel):
+def fetch_message(
+    uid: Annotated[LenientU32, Field(description="The message's UID")],
+    max_body_bytes: Annotated[
+        Optional[LenientUInt], Field(description="Truncate the body after this many bytes")
+    ] = None,
+) -> dict[str, Any]:
     """Fetch one message by its IMAP UID."""
-
-    uid: LenientU32 = Field(description="The message's UID")
-    max_body_bytes: Optional[LenientUInt] = Field(  # noqa: UP045
-        default=None, description="Truncate the body after this many bytes"
-    )
+    return {}
 
 
-class MoveMessagesInput(BaseModel):
+def move_messages(
+    uids: Annotated[LenientJson[list[LenientU32]], Field(description="UIDs of the messages to move")],
+    destination: str,
+    dry_run: Annotated[StrictBoolish, Field(description="Report what would move, and move nothing")] = True,
+) -> dict[str, Any]:
     """Move messages to another folder."""
-
-    uids: LenientJson[list[LenientU32]] = Field(description="UIDs of the messages to move")
-    destination: str
-    dry_run: StrictBoolish = Field(default=True, description="Report what would move, and move nothing")
+    return {}
 
 
-TOOLS: dict[str, type[BaseModel]] = {
-    "search": SearchInput,
-    "fetch_message": FetchMessageInput,
-    "move_messages": MoveMessagesInput,
-}
+TOOLS = [search, fetch_message, move_messages]
 
 # Calls as models really send them, with whether the server should take each one.
 MANGLED_CALLS: list[tuple[str, dict[str, Any], bool]] = [

@@ -1,4 +1,4 @@
-"""Print each example tool's advertised inputSchema, then replay calls as LLMs send them.
+"""Replay calls to the example mail tools as LLMs send them.
 
 Run from the repository root: ``python examples/replay.py``. Exits 1 if any call is not handled
 as expected (taken when it should be, refused with one clear error when it should not).
@@ -16,18 +16,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mail_tools import MANGLED_CALLS, TOOLS
 
-from pydantic_lenient import input_schema
+from pydantic_lenient.catalog import tool_specs
 
 
 def main() -> int:
-    print("# tools/list inputSchema")
-    for name, model in TOOLS.items():
-        print(f"{name}: {json.dumps(input_schema(model), sort_keys=True)}")
-    print("\n# replayed calls")
+    models = {spec.name: spec.input_model for spec in tool_specs(TOOLS)}
     failures = 0
     for tool, arguments, should_pass in MANGLED_CALLS:
         try:
-            result = TOOLS[tool].model_validate(arguments)
+            result = models[tool].model_validate(arguments)
         except ValidationError as error:
             (first, *rest) = error.errors(include_url=False)
             outcome = f"refused: {'.'.join(map(str, first['loc']))}: {first['msg']} [{first['type']}]"

@@ -27,7 +27,5 @@ def valid_params(cases: Sequence[Case]) -> list[Any]:
 
 def invalid_params(cases: Sequence[Case]) -> list[Any]:
     return [
-        pytest.param(case.annotation, value, id=f"{case.id}-{value!r:.30}")
-        for case in cases
-        for value in case.invalid
+        pytest.param(case.annotation, value, id=f"{case.id}-{value!r:.30}") for case in cases for value in case.invalid
     ]

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-settings.register_profile(
-    "default", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow]
-)
+# pytester runs the pydantic-lenient pytest plugin in a separate test session.
+pytest_plugins = ["pytester"]
+
+settings.register_profile("default", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", parent=settings.get_profile("default"), max_examples=400, derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 

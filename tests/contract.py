@@ -38,9 +38,7 @@ SCALAR_TYPES: dict[str, tuple[Any, str]] = {
     "StrictBoolish": (pl.StrictBoolish, "boolean"),
 }
 
-RANGE_ERROR_TYPES = frozenset(
-    {"greater_than_equal", "less_than_equal", "greater_than", "less_than", "multiple_of"}
-)
+RANGE_ERROR_TYPES = frozenset({"greater_than_equal", "less_than_equal", "greater_than", "less_than", "multiple_of"})
 ALL_DIGIT_PATTERNS = (SIGNED_DIGITS, UNSIGNED_DIGITS, POSITIVE_DIGITS)
 
 
@@ -53,7 +51,7 @@ class Verdict:
 def tool_model(annotation: Any, *, optional: bool) -> type[BaseModel]:
     """A one-field tool input model; the Optional variant may also be left out."""
     if optional:
-        return create_model("Tool", value=(Optional[annotation], None))  # noqa: UP045
+        return create_model("Tool", value=(Optional[annotation], None))
     return create_model("Tool", value=(annotation, ...))
 
 

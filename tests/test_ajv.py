@@ -187,9 +187,7 @@ def test_ajv_and_the_model_agree_on_every_value(ajv: AjvRunner) -> None:
 
 
 @pytest.mark.parametrize("name", list(SCALAR_TYPES))
-def test_any_of_style_compiles_under_strict_ajv_and_type_array_needs_union_types(
-    ajv: AjvRunner, name: str
-) -> None:
+def test_any_of_style_compiles_under_strict_ajv_and_type_array_needs_union_types(ajv: AjvRunner, name: str) -> None:
     model = tool_model(SCALAR_TYPES[name][0], optional=True)
     strict = {"strict": True}
     any_of, type_array = input_schema(model, style="any-of"), input_schema(model, style="type-array")
@@ -291,7 +289,7 @@ def test_json_shaped_fields_compile_in_hosts_default_ajv(ajv: AjvRunner, draft: 
     from tests.test_json_values import Tool
 
     # Ajv's default is strict mode. Tuples are 2020-12 only (prefixItems), so draft-07 leaves them out.
-    model = Tool if draft == "2020-12" else create_model("NoTuple", __base__=Tool, pair=(Optional[int], None))  # noqa: UP045
+    model = Tool if draft == "2020-12" else create_model("NoTuple", __base__=Tool, pair=(Optional[int], None))
     setups: list[tuple[Style, dict[str, Any]]] = [
         ("any-of", {}),
         ("any-of", {"strict": True}),

@@ -44,9 +44,7 @@ CASES = [
 
 @pytest.mark.parametrize(("name", "optional", "source"), CASES)
 @given(value=any_input)
-def test_host_accepts_exactly_what_the_model_accepts(
-    name: str, optional: bool, source: str, value: Any
-) -> None:
+def test_host_accepts_exactly_what_the_model_accepts(name: str, optional: bool, source: str, value: Any) -> None:
     arguments = {"value": value}
     verdict = server_verdict(_model(name, optional), arguments)
     for draft in ("2020-12", "07"):

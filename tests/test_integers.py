@@ -69,9 +69,7 @@ CASES = [
         NOT_INTEGERS,
         "LenientInt",
     ),
-    Case(
-        LenientUInt, [(0, 0), ("0", 0), ("00", 0), ("42", 42)], [-1, "-1", "-0", *NOT_INTEGERS], "LenientUInt"
-    ),
+    Case(LenientUInt, [(0, 0), ("0", 0), ("00", 0), ("42", 42)], [-1, "-1", "-0", *NOT_INTEGERS], "LenientUInt"),
     Case(
         LenientPositiveInt,
         [(1, 1), ("1", 1), ("10", 10)],
@@ -79,9 +77,7 @@ CASES = [
         "LenientPositiveInt",
     ),
     Case(LenientU8, [(255, 255), ("255", 255), ("0255", 255)], [256, "256", -1, *NOT_INTEGERS], "LenientU8"),
-    Case(
-        LenientU32, [(2**32 - 1, 2**32 - 1), ("4294967295", 2**32 - 1)], ["4294967296", 2**32], "LenientU32"
-    ),
+    Case(LenientU32, [(2**32 - 1, 2**32 - 1), ("4294967295", 2**32 - 1)], ["4294967296", 2**32], "LenientU32"),
     Case(LenientU64, [("18446744073709551615", 2**64 - 1)], ["18446744073709551616", 2**64], "LenientU64"),
     Case(LenientI8, [(-128, -128), ("-128", -128), ("127", 127)], [-129, "-129", "128", 128], "LenientI8"),
     Case(LenientI64, [(str(-(2**63)), -(2**63))], [str(2**63), -(2**63) - 1], "LenientI64"),
@@ -155,7 +151,7 @@ def test_huge_digit_string_out_of_range_for_a_bounded_type() -> None:
 
 class Search(BaseModel):
     query: str
-    note: Optional[str] = None  # noqa: UP045
+    note: Optional[str] = None
     limit: LenientUInt = 10
     count: int = 0
     flag: bool = False
@@ -186,9 +182,7 @@ def test_other_fields_keep_pydantic_behaviour() -> None:
     assert [error["loc"] for error in caught.value.errors()] == [("count",)]
 
 
-@pytest.mark.parametrize(
-    "text", ["0123", "123e4567-e89b-12d3-a456-426614174000", "null", "100", "true", "[1]"]
-)
+@pytest.mark.parametrize("text", ["0123", "123e4567-e89b-12d3-a456-426614174000", "null", "100", "true", "[1]"])
 def test_string_fields_are_never_coerced(text: str) -> None:
     model = Search.model_validate({"query": text, "note": text, "limit": "1"})
     assert (model.query, model.note) == (text, text)
@@ -202,8 +196,7 @@ class IntegerFlag(IntEnum):
 def test_python_only_inputs_get_the_same_verdict_under_any_strictness(value: Any) -> None:
     adapter = TypeAdapter(LenientInt)
     outcomes = [
-        _outcome(lambda strict=strict: adapter.validate_python(value, strict=strict))
-        for strict in (None, True, False)
+        _outcome(lambda strict=strict: adapter.validate_python(value, strict=strict)) for strict in (None, True, False)
     ]
     assert len(set(outcomes)) == 1, outcomes
 
@@ -289,7 +282,4 @@ def test_marker_checks_its_arguments(kwargs: dict[str, Any], message: str) -> No
 def test_serialization_schema_stays_canonical() -> None:
     schema = Search.model_json_schema(mode="serialization")["properties"]["limit"]
     assert schema == {"default": 10, "minimum": 0, "title": "Limit", "type": "integer"}
-    assert (
-        Search(query="x", limit=3).model_dump_json()
-        == '{"query":"x","note":null,"limit":3,"count":0,"flag":false}'
-    )
+    assert Search(query="x", limit=3).model_dump_json() == '{"query":"x","note":null,"limit":3,"count":0,"flag":false}'

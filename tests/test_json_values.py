@@ -53,17 +53,17 @@ Pet = Annotated[Cat | Dog, Field(discriminator="kind")]
 
 
 class Tool(BaseModel):
-    urls: Optional[LenientJson[list[str]]] = None  # noqa: UP045
-    headers: Optional[LenientJson[dict[str, str]]] = None  # noqa: UP045
-    steps: Optional[LenientJson[list[Step]]] = None  # noqa: UP045
-    pair: Optional[LenientJson[tuple[int, str]]] = None  # noqa: UP045
-    pet: Optional[LenientJson[Pet]] = None  # noqa: UP045
-    point: Optional[LenientJson[Point]] = None  # noqa: UP045
-    box: Optional[LenientJson[Box]] = None  # noqa: UP045
-    tags: Optional[LenientJson[set[str]]] = None  # noqa: UP045
-    note: Optional[str] = None  # noqa: UP045
-    edits_json: Optional[JsonText] = None  # noqa: UP045
-    typed_edits: Optional[JsonText[list[Step]]] = None  # noqa: UP045
+    urls: Optional[LenientJson[list[str]]] = None
+    headers: Optional[LenientJson[dict[str, str]]] = None
+    steps: Optional[LenientJson[list[Step]]] = None
+    pair: Optional[LenientJson[tuple[int, str]]] = None
+    pet: Optional[LenientJson[Pet]] = None
+    point: Optional[LenientJson[Point]] = None
+    box: Optional[LenientJson[Box]] = None
+    tags: Optional[LenientJson[set[str]]] = None
+    note: Optional[str] = None
+    edits_json: Optional[JsonText] = None
+    typed_edits: Optional[JsonText[list[Step]]] = None
 
 
 ACCEPTED: list[tuple[str, Any, Any]] = [
@@ -205,9 +205,7 @@ def test_huge_text_is_refused_before_parsing() -> None:
         Tool.model_validate({"urls": "[" + '"x",' * 300_000 + '"x"]'})
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "message"), [({"max_length": 0}, "max_length"), ({"max_depth": True}, "max_depth")]
-)
+@pytest.mark.parametrize(("kwargs", "message"), [({"max_length": 0}, "max_length"), ({"max_depth": True}, "max_depth")])
 def test_markers_check_their_arguments(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         AcceptJsonText(**kwargs)
@@ -275,9 +273,7 @@ JSON_FIELDS = ["urls", "headers", "steps", "pair", "pet", "point", "box", "tags"
 @pytest.mark.parametrize("style", [*STYLES[:2], "pydantic-default"])
 @pytest.mark.parametrize("field", JSON_FIELDS)
 @given(value=st.one_of(any_input, json_values.map(json.dumps), _steps.map(json.dumps), _steps))
-def test_host_and_model_agree_except_on_strings_that_are_not_json_of_t(
-    field: str, style: Any, value: Any
-) -> None:
+def test_host_and_model_agree_except_on_strings_that_are_not_json_of_t(field: str, style: Any, value: Any) -> None:
     schema = Tool.model_json_schema() if style == "pydantic-default" else input_schema(Tool, style=style)
     arguments = {field: value}
     host_accepts = _host(style, schema).is_valid(arguments)

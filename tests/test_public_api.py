@@ -42,9 +42,7 @@ def test_every_public_module_has_a_complete_all() -> None:
 
 def test_lenient_aliases_are_annotated_builtins() -> None:
     """Type checkers see the builtin: each alias is Annotated over int, float, bool, T or str."""
-    scalars = [
-        name for name in pydantic_lenient.__all__ if name.startswith(("LenientI", "LenientU", "LenientP"))
-    ]
+    scalars = [name for name in pydantic_lenient.__all__ if name.startswith(("LenientI", "LenientU", "LenientP"))]
     assert len(scalars) == 11
     for name in [*scalars, "LenientFloat", "StrictBoolish"]:
         assert getattr(pydantic_lenient, name).__origin__ in (int, float, bool), name

@@ -14,7 +14,7 @@ from tests.strategies import any_input
 
 class Mail(BaseModel):
     folder: str
-    limit: Optional[LenientUInt] = None  # noqa: UP045
+    limit: Optional[LenientUInt] = None
     offset: LenientUInt = 0
     dry_run: StrictBoolish = False
 
@@ -108,9 +108,7 @@ _schemas = st.recursive(
 
 @pytest.mark.parametrize("style", ["type-array", "any-of"])
 @given(schema=_schemas, value=any_input)
-def test_style_rewrites_never_change_what_a_schema_admits(
-    style: Any, schema: dict[str, Any], value: Any
-) -> None:
+def test_style_rewrites_never_change_what_a_schema_admits(style: Any, schema: dict[str, Any], value: Any) -> None:
     rewritten = apply_style(schema, style)
     assert host_validator(rewritten).is_valid(value) == host_validator(schema).is_valid(value)
     if style == "any-of":

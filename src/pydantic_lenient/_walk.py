@@ -34,9 +34,7 @@ SCHEMA_KEYWORDS = frozenset(
     }
 )
 SCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-SCHEMA_MAP_KEYWORDS = frozenset(
-    {"$defs", "definitions", "dependentSchemas", "patternProperties", "properties"}
-)
+SCHEMA_MAP_KEYWORDS = frozenset({"$defs", "definitions", "dependentSchemas", "patternProperties", "properties"})
 
 Schema = Any  # a dict, or a boolean schema
 SchemaFunction = Callable[[Schema], Schema]
@@ -56,8 +54,7 @@ def map_subschemas(schema: Schema, function: SchemaFunction) -> Schema:
             result[key] = {name: function(item) for name, item in value.items()}
         elif key == "dependencies" and isinstance(value, dict):  # draft-07: a schema or a list of names
             result[key] = {
-                name: function(item) if isinstance(item, (dict, bool)) else item
-                for name, item in value.items()
+                name: function(item) if isinstance(item, (dict, bool)) else item for name, item in value.items()
             }
         else:
             result[key] = value

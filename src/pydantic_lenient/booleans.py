@@ -38,9 +38,7 @@ class _StrictBoolish:
             serialization="bool",
         )
 
-    def __get_pydantic_json_schema__(
-        self, schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         _, annotations = user_bounds(handler, schema)
         string_form = {"type": "string", "pattern": TRUE_OR_FALSE}
         return render_scalar(handler, {"type": "boolean"}, string_form, annotations)

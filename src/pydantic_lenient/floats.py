@@ -40,9 +40,7 @@ class _LenientFloat:
             serialization="float",
         )
 
-    def __get_pydantic_json_schema__(
-        self, schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         added, annotations = user_bounds(handler, schema)
         canonical = {"type": "number", **added}
         string_form = {"type": "string", "pattern": JSON_NUMBER}

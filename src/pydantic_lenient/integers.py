@@ -125,9 +125,7 @@ class _LenientInt:
             raise form_error(ERROR_TYPE, _MESSAGES[self.pattern])
         return number
 
-    def __get_pydantic_json_schema__(
-        self, schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         added, annotations = user_bounds(handler, schema)
         lower, upper, others = _integer_bounds(self.ge, self.le, added)
         canonical: dict[str, Any] = {"type": "integer"}

@@ -37,9 +37,7 @@ _JSON_TEXT = {"type": "string", "contentMediaType": "application/json"}
 # Core schema types whose JSON form is an array or an object, and how they are named in messages.
 _ARRAY_SCHEMAS = frozenset({"list", "tuple", "set", "frozenset", "generator"})
 _OBJECT_SCHEMAS = frozenset({"dict", "model", "model-fields", "typed-dict", "dataclass", "dataclass-args"})
-_WRAPPING_SCHEMAS = frozenset(
-    {"function-before", "function-after", "function-wrap", "default", "definitions"}
-)
+_WRAPPING_SCHEMAS = frozenset({"function-before", "function-after", "function-wrap", "default", "definitions"})
 _SHAPE_NAMES = {"array": "a list", "object": "an object"}
 _SHAPE_OF_TYPE: dict[type, str] = {list: "array", dict: "object"}
 _KIND_NAMES: dict[type, str] = {
@@ -194,9 +192,7 @@ class AcceptJsonText:
         # both branches' errors for one bad field, or hide T's detailed errors behind one message.
         return core_schema.no_info_before_validator_function(decode_json_text, inner)
 
-    def __get_pydantic_json_schema__(
-        self, schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         structured = handler(schema)  # T's schema, with any constraints added outside this marker
         text_form = {**_JSON_TEXT, "contentSchema": structured}
         return render_scalar(handler, structured, text_form, {})
@@ -277,9 +273,7 @@ class JsonTextOf:
             to_json_text, serialization=core_schema.simple_ser_schema("str")
         )
 
-    def __get_pydantic_json_schema__(
-        self, schema: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         content = self._content_adapter()
         if content is None:
             text_form: dict[str, Any] = dict(_JSON_TEXT)
@@ -312,9 +306,7 @@ else:
             return JsonTextOf().__get_pydantic_core_schema__(source, handler)
 
         @classmethod
-        def __get_pydantic_json_schema__(
-            cls, schema: CoreSchema, handler: GetJsonSchemaHandler
-        ) -> JsonSchemaValue:
+        def __get_pydantic_json_schema__(cls, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
             return JsonTextOf().__get_pydantic_json_schema__(schema, handler)
 
         def __class_getitem__(cls, item: Any) -> Any:

@@ -137,9 +137,7 @@ def _type_array_to_any_of(schema: Schema) -> Schema:
     for name in types:
         own = _KEYWORDS_BY_FAMILY[_FAMILY_OF_TYPE[name]]
         branches.append({"type": name, **{key: value for key, value in schema.items() if key in own}})
-    rest = {
-        key: value for key, value in schema.items() if key != "type" and key not in _TYPE_SPECIFIC_KEYWORDS
-    }
+    rest = {key: value for key, value in schema.items() if key != "type" and key not in _TYPE_SPECIFIC_KEYWORDS}
     return {"anyOf": branches, **rest}
 
 

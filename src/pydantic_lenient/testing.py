@@ -1,5 +1,11 @@
-"""Test helpers: check values against an advertised schema the way a host does.
+"""Test helpers: assert what a tool advertises, and that host and server agree on a value.
 
+* `assert_field_schema`: a field's advertised types, pattern and bounds, per style.
+* `assert_accepts` / `assert_rejects`: a call checked against the advertised schema with a real
+  validator (as a host would) **and** against the model; a failure says which side disagreed.
+* `assert_passes_audit`: no field that a wrong-typed argument would break.
+
+Also available as the ``lenient`` pytest fixture (this package registers a pytest plugin).
 Needs the ``test`` extra (``pip install 'pydantic-lenient[test]'``): ``jsonschema`` and ``regress``.
 """
 
@@ -8,6 +14,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from .audit import audit, format_findings
+from .schema_styles import Style, input_schema
 
 try:
     import jsonschema
@@ -18,7 +29,17 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
         "pydantic_lenient.testing needs the 'test' extra: pip install 'pydantic-lenient[test]'"
     ) from error
 
-__all__ = ("Draft", "host_validator")
+__all__ = (
+    "Draft",
+    "advertised_types",
+    "assert_accepts",
+    "assert_field_schema",
+    "assert_passes_audit",
+    "assert_rejects",
+    "host_validator",
+)
+
+_UNSET: Any = object()
 
 Draft = Literal["2020-12", "07"]
 
@@ -66,3 +87,123 @@ def host_validator(schema: Mapping[str, Any], *, draft: Draft = "2020-12") -> Va
     validator_class.check_schema(schema)
     validator: Validator = validator_class(schema)
     return validator
+
+
+def advertised_types(schema: Mapping[str, Any]) -> set[str]:
+    """The JSON types a (field) schema names, through type arrays and ``anyOf``/``oneOf`` branches.
+    A ``$ref`` counts as ``"object"``, as pydantic only refers to models."""
+    types: set[str] = set()
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        types.add(declared)
+    elif isinstance(declared, list):
+        types.update(declared)
+    if "$ref" in schema:
+        types.add("object")
+    for keyword in ("anyOf", "oneOf"):
+        for branch in schema.get(keyword, []):
+            types |= advertised_types(branch)
+    return types
+
+
+def _field_schema(model: type[BaseModel], field: str, style: Style) -> dict[str, Any]:
+    properties: dict[str, Any] = input_schema(model, style=style).get("properties", {})
+    info = model.model_fields.get(field)
+    key = (info.alias or field) if info is not None else field
+    if key not in properties:
+        raise AssertionError(f"{model.__name__} advertises no field {key!r}; it has {sorted(properties)}")
+    schema: dict[str, Any] = properties[key]
+    return schema
+
+
+def _keyword(schema: Mapping[str, Any], keyword: str) -> Any:
+    """A keyword from the field schema itself or from the first branch that has it."""
+    if keyword in schema:
+        return schema[keyword]
+    for branch_keyword in ("anyOf", "oneOf"):
+        for branch in schema.get(branch_keyword, []):
+            found = _keyword(branch, keyword)
+            if found is not None:
+                return found
+    return None
+
+
+def assert_field_schema(
+    model: type[BaseModel],
+    field: str,
+    *,
+    types: set[str] | None = None,
+    pattern: str | None = _UNSET,
+    minimum: float | None = _UNSET,
+    maximum: float | None = _UNSET,
+    style: Style = "type-array",
+) -> dict[str, Any]:
+    """Assert what ``model`` advertises for ``field`` under ``style``; return the field's schema.
+
+    ``types`` is the set of JSON types (``{"integer", "string", "null"}``); ``pattern``, ``minimum``
+    and ``maximum`` are compared when given (``None`` asserts there is none).
+    """
+    schema = _field_schema(model, field, style)
+    problems = []
+    if types is not None and advertised_types(schema) != set(types):
+        problems.append(f"types are {sorted(advertised_types(schema))}, expected {sorted(types)}")
+    for keyword, expected in (("pattern", pattern), ("minimum", minimum), ("maximum", maximum)):
+        if expected is not _UNSET and _keyword(schema, keyword) != expected:
+            problems.append(f"{keyword} is {_keyword(schema, keyword)!r}, expected {expected!r}")
+    if problems:
+        raise AssertionError(f"{model.__name__}.{field} ({style}): " + "; ".join(problems) + f"\nschema: {schema}")
+    return schema
+
+
+def _both_sides(model: type[BaseModel], arguments: Mapping[str, Any], style: Style) -> tuple[str | None, str | None]:
+    """(why the host refuses, why the model refuses), each None when that side accepts."""
+    validator = host_validator(input_schema(model, style=style))
+    host_error = next(iter(validator.iter_errors(dict(arguments))), None)
+    host = None if host_error is None else f"{'/'.join(map(str, host_error.absolute_path))}: {host_error.message}"
+    try:
+        model.model_validate(dict(arguments))
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        return host, f"{'.'.join(map(str, first['loc']))}: {first['msg']} [{first['type']}]"
+    return host, None
+
+
+def assert_accepts(model: type[BaseModel], arguments: Mapping[str, Any], *, style: Style = "type-array") -> BaseModel:
+    """Assert that a host checking the advertised schema lets ``arguments`` through **and** that the
+    model accepts them. Returns the validated model."""
+    host, server = _both_sides(model, arguments, style)
+    if host is not None or server is not None:
+        raise AssertionError(
+            f"{model.__name__}({dict(arguments)!r}) should be accepted by both sides, but "
+            f"the host {'refuses: ' + host if host else 'accepts'} ({style} schema), and "
+            f"the model {'refuses: ' + server if server else 'accepts'}"
+        )
+    return model.model_validate(dict(arguments))
+
+
+def assert_rejects(
+    model: type[BaseModel],
+    arguments: Mapping[str, Any],
+    *,
+    style: Style = "type-array",
+    host_may_accept: bool = False,
+) -> str:
+    """Assert that the model refuses ``arguments`` and that a host checking the advertised schema
+    refuses them too. ``host_may_accept`` allows a listed exception (an out-of-range digit string,
+    text that is not JSON of T), where only the model can tell. Returns the model's error."""
+    host, server = _both_sides(model, arguments, style)
+    if server is None or (host is None and not host_may_accept):
+        raise AssertionError(
+            f"{model.__name__}({dict(arguments)!r}) should be refused by both sides, but "
+            f"the host {'refuses: ' + host if host else 'accepts'} ({style} schema), and "
+            f"the model {'refuses: ' + server if server else 'accepts'}"
+        )
+    return server
+
+
+def assert_passes_audit(tools: Any, *, notes: bool = False) -> None:
+    """Assert that no tool in ``tools`` has a field that is not lenient (and, with ``notes``, no
+    array or object field that refuses its JSON text)."""
+    findings = [finding for finding in audit(tools) if notes or finding.level == "error"]
+    if findings:
+        raise AssertionError("the strictness audit found:\n" + format_findings(findings))

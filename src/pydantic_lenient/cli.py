@@ -1,0 +1,153 @@
+"""The ``pydantic-lenient`` command line.
+
+    pydantic-lenient catalog TARGET [--style type-array|any-of|strict] [--check] [--output FILE]
+
+Also runs as ``python -m pydantic_lenient``. A bad target or bad input is one line on stderr and
+exit code 2, never a traceback; ``--check`` exits 1 when the audit finds an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .schema_styles import STYLES
+
+__all__ = ("CommandError", "load_target", "main")
+
+PROGRAM = "pydantic-lenient"
+# Module-level names that conventionally hold a module's tools, in the order they are looked for.
+_TOOL_NAMES = ("TOOLS", "tools", "mcp", "server", "app")
+
+
+class CommandError(Exception):
+    """A problem with what the command was given, reported as one line and exit code 2."""
+
+
+def load_target(target: str) -> Any:
+    """Import ``module``, ``module:attr`` or ``path/to/file.py[:attr]`` and return its tools.
+
+    Without ``attr``, the module's ``TOOLS`` (or ``tools``, ``mcp``, ``server``, ``app``) is used,
+    or else the one MCP server object it defines.
+    """
+    location, _, attribute = target.partition(":") if not _is_windows_path(target) else (target, "", "")
+    module = _import(location)
+    if attribute:
+        value: Any = module
+        for part in attribute.split("."):
+            if not hasattr(value, part):
+                raise CommandError(f"{location} has no attribute {attribute!r}")
+            value = getattr(value, part)
+        return value
+    for name in _TOOL_NAMES:
+        if hasattr(module, name):
+            return getattr(module, name)
+    servers = [value for value in vars(module).values() if _looks_like_server(value)]
+    if len(servers) == 1:
+        return servers[0]
+    raise CommandError(
+        f"nothing tool-like found in {location}: name the tools with {location}:ATTR, "
+        f"or define one of {', '.join(_TOOL_NAMES)}"
+    )
+
+
+def _is_windows_path(target: str) -> bool:
+    return len(target) > 2 and target[1] == ":" and target[2] in "\\/"
+
+
+def _looks_like_server(value: Any) -> bool:
+    from .catalog import _is_fastmcp_server, _is_official_sdk_server
+
+    return not isinstance(value, type) and (_is_official_sdk_server(value) or _is_fastmcp_server(value))
+
+
+def _import(location: str) -> Any:
+    path = Path(location)
+    try:
+        if location.endswith(".py") or path.is_file():
+            if not path.is_file():
+                raise CommandError(f"no such file: {location}")
+            # Let the file import the modules beside it, as `python path/to/file.py` would.
+            sys.path.insert(0, str(path.resolve().parent))
+            spec = importlib.util.spec_from_file_location(f"_pydantic_lenient_target_{path.stem}", path)
+            if spec is None or spec.loader is None:
+                raise CommandError(f"cannot import {location}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module
+            spec.loader.exec_module(module)
+            return module
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        return importlib.import_module(location)
+    except CommandError:
+        raise
+    except (Exception, SystemExit) as error:  # anything the target's own code raises while importing
+        raise CommandError(f"cannot import {location}: {type(error).__name__}: {error}") from None
+
+
+def _write(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise CommandError(f"cannot write {output}: {error.strerror}") from None
+
+
+def _catalog(arguments: argparse.Namespace) -> int:
+    from .audit import audit, format_findings
+    from .catalog import tool_catalog
+
+    tools = load_target(arguments.target)
+    try:
+        catalog = tool_catalog(tools, style=arguments.style)
+        findings = audit(tools) if arguments.check else []
+    except Exception as error:  # a tool whose model or schema cannot be built
+        raise CommandError(f"{arguments.target}: {type(error).__name__}: {error}") from None
+    _write(json.dumps(catalog, indent=2, ensure_ascii=False) + "\n", arguments.output)
+    if not arguments.check:
+        return 0
+    print(format_findings(findings), file=sys.stderr)
+    return 1 if any(finding.level == "error" for finding in findings) else 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROGRAM, description="LLM tool inputs that survive wrong JSON types.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    catalog = commands.add_parser(
+        "catalog",
+        help="print the MCP tools/list catalog of a module's tools",
+        description="Print the tools/list catalog (JSON) of TARGET: module, module:attr, or file.py[:attr].",
+    )
+    catalog.add_argument("target", metavar="TARGET")
+    catalog.add_argument("--style", choices=STYLES, default="type-array", help="input schema style")
+    catalog.add_argument(
+        "--check", action="store_true", help="audit for fields that are not lenient; exit 1 on an error"
+    )
+    catalog.add_argument("--output", metavar="FILE", help="write the catalog to FILE instead of stdout")
+    catalog.set_defaults(run=_catalog)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    arguments = parser.parse_args(argv)
+    try:
+        code: int = arguments.run(arguments)
+    except CommandError as error:
+        one_line = " | ".join(line.strip() for line in str(error).splitlines() if line.strip())
+        print(f"{PROGRAM}: error: {one_line}", file=sys.stderr)
+        return 2
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

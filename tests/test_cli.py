@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pydantic_lenient.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pydantic_lenient", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+def test_catalog_of_the_example_passes_the_check() -> None:
+    completed = run("catalog", "examples/mail_tools.py", "--check")
+    assert completed.returncode == 0, completed.stderr
+    catalog = json.loads(completed.stdout)
+    assert [tool["name"] for tool in catalog["tools"]] == ["search", "fetch_message", "move_messages"]
+    assert completed.stderr.strip() == "0 error(s), 0 note(s)"
+    assert completed.stdout == (EXAMPLES / "mail_tools.catalog.json").read_text(encoding="utf-8")
+
+
+def test_check_fails_on_strict_fields_and_still_prints_the_catalog() -> None:
+    completed = run("catalog", "examples/legacy_tools.py", "--check")
+    assert completed.returncode == 1
+    assert json.loads(completed.stdout)["tools"]
+    assert "error: search.limit: Optional[int] is not lenient; use Optional[LenientInt]" in completed.stderr
+    assert completed.stderr.strip().endswith("6 error(s), 1 note(s)")
+
+
+@pytest.mark.parametrize(
+    ("target", "style", "expected"),
+    [
+        ("examples.mail_tools:TOOLS", "any-of", {"anyOf"}),
+        ("examples.mail_tools", "strict", {"type"}),
+        ("examples/mail_tools.py:fetch_message", "type-array", {"type"}),
+    ],
+)
+def test_targets_and_styles(target: str, style: str, expected: set[str]) -> None:
+    completed = run("catalog", target, "--style", style)
+    assert completed.returncode == 0, completed.stderr
+    uid = json.loads(completed.stdout)["tools"][-1 if "fetch" not in target else 0]["inputSchema"]["properties"]
+    assert expected <= set(next(iter(uid.values())))
+
+
+def test_output_file(tmp_path: Path) -> None:
+    output = tmp_path / "catalog.json"
+    assert main(["catalog", str(EXAMPLES / "mail_tools.py"), "--output", str(output)]) == 0
+    assert json.loads(output.read_text())["tools"][0]["name"] == "search"
+
+
+BAD_MODULE = "import nonexistent_module_for_the_test\n"
+NO_TOOLS = "VALUE = 1\n"
+NOT_TOOLS = "TOOLS = [1, 2]\n"
+BROKEN_TOOL = "def tool(x: 'Undefined') -> None: ...\nTOOLS = [tool]\n"
+SYNTAX = "def (:\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "suffix", "message"),
+    [
+        (BAD_MODULE, "", "cannot import"),
+        (NO_TOOLS, "", "nothing tool-like found"),
+        (NO_TOOLS, ":MISSING", "has no attribute 'MISSING'"),
+        (NOT_TOOLS, "", "not a tool"),
+        (BROKEN_TOOL, "", "NameError"),
+        (SYNTAX, "", "SyntaxError"),
+    ],
+    ids=["import-fails", "no-tools", "missing-attribute", "not-tools", "unresolvable-annotation", "syntax-error"],
+)
+def test_bad_targets_are_one_line_and_exit_2(tmp_path: Path, source: str, suffix: str, message: str) -> None:
+    module = tmp_path / "tools_under_test.py"
+    module.write_text(source)
+    completed = run("catalog", f"{module}{suffix}")
+    assert completed.returncode == 2
+    assert completed.stdout == ""
+    assert len(completed.stderr.strip().splitlines()) == 1, completed.stderr
+    assert completed.stderr.startswith("pydantic-lenient: error: ")
+    assert message in completed.stderr
+    assert "Traceback" not in completed.stderr
+
+
+def test_missing_file_and_missing_module_exit_2() -> None:
+    assert run("catalog", "no/such/file.py").returncode == 2
+    assert run("catalog", "no_such_module_anywhere").returncode == 2
+
+
+def test_console_script_is_installed() -> None:
+    script = Path(sys.executable).parent / "pydantic-lenient"
+    completed = subprocess.run(
+        [str(script), "catalog", "examples/mail_tools.py"], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert completed.returncode == 0, completed.stderr
