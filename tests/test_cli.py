@@ -99,3 +99,82 @@ def test_console_script_is_installed() -> None:
         [str(script), "catalog", "examples/mail_tools.py"], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
     assert completed.returncode == 0, completed.stderr
+
+
+def test_normalize_prints_arguments_and_applied() -> None:
+    completed = run(
+        "normalize", "--rules", "examples/fs_rules.json", "--tool", "edit_file", '{"old_str": "a", "force": "true"}'
+    )
+    assert completed.returncode == 0, completed.stderr
+    output = json.loads(completed.stdout)
+    assert output["arguments"] == {"old_text": "a", "force": True}
+    assert [entry["rule_id"] for entry in output["applied"]] == ["edit-old_str", "force-bool-coerce"]
+
+
+def test_normalize_reads_arguments_from_stdin() -> None:
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pydantic_lenient",
+            "normalize",
+            "--rules",
+            "examples/fs_rules.json",
+            "--tool",
+            "edit_file",
+            "-",
+        ],
+        input='{"new_str": "b"}',
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert json.loads(completed.stdout)["arguments"] == {"new_text": "b"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--tool", "t", "{not json"], "ARGUMENTS is not valid JSON"),
+        (["--tool", "t", "[1]"], "ARGUMENTS must be a JSON object"),
+        (["--rules", "no/such/rules.json", "--tool", "t", "{}"], "cannot read rules"),
+        (
+            ["--rules", "examples/fs_rules.json", "--tool", "edit_file", '{"old_str": 1, "old_text": 2}'],
+            "refusing to drop either",
+        ),
+    ],
+)
+def test_normalize_bad_input_is_one_line(args: list[str], message: str) -> None:
+    completed = run("normalize", *args)
+    assert completed.returncode == 2
+    assert len(completed.stderr.strip().splitlines()) == 1
+    assert message in completed.stderr
+
+
+def test_stats_prints_tables(tmp_path: Path) -> None:
+    from pydantic_lenient.normalizer import Normalizer
+
+    normalizer = Normalizer.from_file(EXAMPLES / "fs_rules.json", stats_file=tmp_path / "stats.json")
+    normalizer.apply("edit_file", {"old_str": "a"})
+    normalizer.apply("edit_file", {"old_text": "a"})
+    normalizer.close()
+    completed = run("stats", str(tmp_path / "stats.json"))
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.splitlines()
+    assert lines[0] == "calls processed: 2, normalized: 1 (50.0%)"
+    assert any(line.split() == ["edit_file", "2", "1"] for line in lines)
+    assert any(line.split()[:3] == ["edit-old_str", "param_alias", "1"] for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(None, "cannot read"), ("{", "not valid JSON"), ('{"a": 1}', "not a normalizer stats file")],
+)
+def test_stats_bad_file_is_one_line(tmp_path: Path, content: str | None, message: str) -> None:
+    path = tmp_path / "stats.json"
+    if content is not None:
+        path.write_text(content)
+    completed = run("stats", str(path))
+    assert completed.returncode == 2
+    assert message in completed.stderr

@@ -268,10 +268,13 @@ def test_a_value_and_its_json_text_validate_to_the_same_result(field: str, data:
 
 
 JSON_FIELDS = ["urls", "headers", "steps", "pair", "pet", "point", "box", "tags", "edits_json", "typed_edits"]
+# pydantic's own set[str] advertises uniqueItems and then deduplicates: a known mismatch that is not
+# this library's (see tests/test_ajv.py::test_pydantic_sets_accept_duplicates_their_schema_refuses).
+CONTRACT_FIELDS = [field for field in JSON_FIELDS if field != "tags"]
 
 
 @pytest.mark.parametrize("style", [*STYLES[:2], "pydantic-default"])
-@pytest.mark.parametrize("field", JSON_FIELDS)
+@pytest.mark.parametrize("field", CONTRACT_FIELDS)
 @given(value=st.one_of(any_input, json_values.map(json.dumps), _steps.map(json.dumps), _steps))
 def test_host_and_model_agree_except_on_strings_that_are_not_json_of_t(field: str, style: Any, value: Any) -> None:
     schema = Tool.model_json_schema() if style == "pydantic-default" else input_schema(Tool, style=style)

@@ -1,6 +1,8 @@
 """Pydantic v2 types for LLM tool inputs: a widened schema and an exact validator that agree."""
 
+from .audit import Finding, audit
 from .booleans import StrictBoolish
+from .catalog import ToolSpec, tool_catalog, tool_specs
 from .floats import LenientFloat
 from .integers import (
     LenientI8,
@@ -23,6 +25,7 @@ from .json_values import (
     JsonTextOf,
     LenientJson,
 )
+from .normalizer import NormalizationConflict, Normalizer, NormalizeResult, Rule, RuleError, rules_from_model
 from .schema_styles import STYLES, LenientJsonSchema, Style, apply_style, generator_for, input_schema
 
 __version__ = "0.1.0"
@@ -32,6 +35,7 @@ __all__ = (
     "DEFAULT_MAX_LENGTH",
     "STYLES",
     "AcceptJsonText",
+    "Finding",
     "JsonText",
     "JsonTextOf",
     "LenientFloat",
@@ -48,9 +52,19 @@ __all__ = (
     "LenientU32",
     "LenientU64",
     "LenientUInt",
+    "NormalizationConflict",
+    "NormalizeResult",
+    "Normalizer",
+    "Rule",
+    "RuleError",
     "StrictBoolish",
     "Style",
+    "ToolSpec",
     "apply_style",
+    "audit",
     "generator_for",
     "input_schema",
+    "rules_from_model",
+    "tool_catalog",
+    "tool_specs",
 )

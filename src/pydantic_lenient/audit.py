@@ -8,26 +8,21 @@
 from __future__ import annotations
 
 import dataclasses
-import enum
 import types
 import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-import annotated_types
 from pydantic import BaseModel
 
-from .booleans import _StrictBoolish
+from ._annotations import is_lenient, lenient_scalar, split_annotated
 from .catalog import tool_specs
-from .floats import _LenientFloat
-from .integers import _LenientInt
-from .json_values import AcceptJsonText, JsonTextOf
+from .json_values import AcceptJsonText
 
 __all__ = ("Finding", "audit", "format_findings")
 
 Level = Literal["error", "note"]
-_LENIENT_MARKERS = (_LenientInt, _LenientFloat, _StrictBoolish, JsonTextOf)
 _SEQUENCES = {list: "list", set: "set", frozenset: "frozenset", tuple: "tuple"}
 _UNION_TYPES = (typing.Union, types.UnionType)
 
@@ -78,21 +73,21 @@ def _audit(
 ) -> Iterator[Finding]:
     """Findings for one annotation. ``top_level`` is true for a tool's own arguments; ``outer`` is
     metadata that applies to the whole annotation (a model field's, kept apart by pydantic)."""
-    base, inner = _split_annotated(annotation)
+    base, inner = split_annotated(annotation)
     metadata = outer + inner
-    if _is_lenient(metadata):
+    if is_lenient(metadata):
         return
     members = typing.get_args(base) if typing.get_origin(base) in _UNION_TYPES else (annotation,)
     # A union with str already takes any string argument, so its numbers are not at risk.
-    takes_any_string = any(_split_annotated(member)[0] is str for member in members)
+    takes_any_string = any(split_annotated(member)[0] is str for member in members)
     scalars: dict[int, str] = {}
     structures: dict[int, str] = {}
     inside: list[tuple[Any, str]] = []
     for member in members:
-        member_base, member_metadata = _split_annotated(member)
-        if _is_lenient(member_metadata):
+        member_base, member_metadata = split_annotated(member)
+        if is_lenient(member_metadata):
             continue
-        lenient = _lenient_scalar(member_base, member_metadata + metadata)
+        lenient = lenient_scalar(member_base, member_metadata + metadata)
         if lenient is not None:
             if not takes_any_string:
                 scalars[id(member_base)] = lenient
@@ -108,12 +103,8 @@ def _audit(
         yield from _audit_structure(child, child_path, seen)
 
 
-def _is_lenient(metadata: tuple[Any, ...]) -> bool:
-    return any(isinstance(marker, _LENIENT_MARKERS) for marker in metadata)
-
-
 def _audit_structure(annotation: Any, path: str, seen: set[type]) -> Iterator[Finding]:
-    base, _ = _split_annotated(annotation)
+    base, _ = split_annotated(annotation)
     if isinstance(base, type) and issubclass(base, BaseModel):
         yield from _audit_model(base, path, top_level=False, seen=seen)
     else:
@@ -161,42 +152,10 @@ def _is_typeddict(base: Any) -> bool:
     return isinstance(base, type) and issubclass(base, dict) and hasattr(base, "__total__")
 
 
-def _lenient_scalar(base: Any, metadata: tuple[Any, ...]) -> str | None:
-    """The lenient type for a strict int, float or bool, or None if ``base`` is none of those."""
-    if not isinstance(base, type) or issubclass(base, enum.Enum):
-        return None
-    if issubclass(base, bool):
-        return "StrictBoolish"
-    if issubclass(base, int):
-        lower = _lower_bound(metadata)
-        if lower is not None and lower >= 1:
-            return "LenientPositiveInt"
-        return "LenientUInt" if lower is not None and lower >= 0 else "LenientInt"
-    if issubclass(base, float):
-        return "LenientFloat"
-    return None
-
-
-def _lower_bound(metadata: tuple[Any, ...]) -> float | None:
-    for marker in metadata:
-        if isinstance(marker, annotated_types.Ge):
-            return float(marker.ge)  # type: ignore[arg-type]
-        if isinstance(marker, annotated_types.Gt):
-            return float(marker.gt) + 1  # type: ignore[arg-type]
-    return None
-
-
-def _split_annotated(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
-    if typing.get_origin(annotation) is Annotated:
-        base, *metadata = typing.get_args(annotation)
-        return base, tuple(metadata)
-    return annotation, ()
-
-
 def _render(annotation: Any, replacements: dict[int, str] | None = None) -> str:
     """An annotation as it would be written, with ``Annotated`` metadata left out and any part
     whose ``id`` is in ``replacements`` written as its replacement."""
-    base, _ = _split_annotated(annotation)
+    base, _ = split_annotated(annotation)
     if replacements and id(base) in replacements:
         return replacements[id(base)]
     render: Callable[[Any], str] = lambda part: _render(part, replacements)  # noqa: E731

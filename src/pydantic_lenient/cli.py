@@ -1,6 +1,8 @@
 """The ``pydantic-lenient`` command line.
 
     pydantic-lenient catalog TARGET [--style type-array|any-of|strict] [--check] [--output FILE]
+    pydantic-lenient normalize --rules RULES.json --tool NAME ARGUMENTS_JSON
+    pydantic-lenient stats STATS.json
 
 Also runs as ``python -m pydantic_lenient``. A bad target or bad input is one line on stderr and
 exit code 2, never a traceback; ``--check`` exits 1 when the audit finds an error.
@@ -20,7 +22,7 @@ from typing import Any
 
 from .schema_styles import STYLES
 
-__all__ = ("CommandError", "load_target", "main")
+__all__ = ("CommandError", "format_stats", "load_target", "main")
 
 PROGRAM = "pydantic-lenient"
 # Module-level names that conventionally hold a module's tools, in the order they are looked for.
@@ -119,6 +121,70 @@ def _catalog(arguments: argparse.Namespace) -> int:
     return 1 if any(finding.level == "error" for finding in findings) else 0
 
 
+def _read_json_argument(text: str, what: str) -> Any:
+    source = sys.stdin.read() if text == "-" else text
+    try:
+        return json.loads(source)
+    except ValueError as error:
+        raise CommandError(f"{what} is not valid JSON: {error}") from None
+
+
+def _normalize(arguments: argparse.Namespace) -> int:
+    from .normalizer import NormalizationConflict, Normalizer, RuleError
+
+    try:
+        normalizer = Normalizer.from_file(arguments.rules) if arguments.rules else Normalizer()
+    except RuleError as error:
+        raise CommandError(str(error)) from None
+    call = _read_json_argument(arguments.arguments, "ARGUMENTS")
+    if not isinstance(call, dict):
+        raise CommandError(f"ARGUMENTS must be a JSON object, not {type(call).__name__}")
+    try:
+        result = normalizer.apply(arguments.tool, call)
+    except NormalizationConflict as error:
+        raise CommandError(str(error)) from None
+    output = {"arguments": result.arguments, "applied": result.applied}
+    _write(json.dumps(output, indent=2, ensure_ascii=False) + "\n", None)
+    return 0
+
+
+def _stats(arguments: argparse.Namespace) -> int:
+    try:
+        stats = json.loads(Path(arguments.file).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise CommandError(f"cannot read {arguments.file}: {error.strerror}") from None
+    except ValueError as error:
+        raise CommandError(f"{arguments.file} is not valid JSON: {error}") from None
+    if not isinstance(stats, dict) or "total_processed" not in stats:
+        raise CommandError(f"{arguments.file} is not a normalizer stats file")
+    _write(format_stats(stats) + "\n", None)
+    return 0
+
+
+def format_stats(stats: dict[str, Any]) -> str:
+    """A normalizer stats file as readable tables."""
+    processed, normalized = stats.get("total_processed", 0), stats.get("total_normalized", 0)
+    share = f" ({normalized / processed:.1%})" if processed else ""
+    lines = [
+        f"calls processed: {processed}, normalized: {normalized}{share}",
+        f"last updated: {stats.get('last_updated') or 'never'}",
+        "",
+        f"{'tool':30} {'processed':>10} {'normalized':>11}",
+    ]
+    for tool, counts in sorted(stats.get("by_tool", {}).items()):
+        lines.append(f"{tool:30} {counts.get('processed', 0):>10} {counts.get('normalized', 0):>11}")
+    lines += ["", f"{'rule':32} {'type':18} {'hits':>6}  tools"]
+    for rule in sorted(stats.get("by_rule", {}).values(), key=lambda rule: (-rule.get("hits", 0), rule["rule_id"])):
+        tools = ", ".join(rule.get("tools", []))
+        lines.append(f"{rule['rule_id']:32} {rule.get('type', ''):18} {rule.get('hits', 0):>6}  {tools}")
+    recent = stats.get("recent_normalizations", [])
+    lines += ["", f"recent normalizations: {len(recent)}"]
+    for entry in recent[-10:]:
+        rule_ids = ", ".join(applied.get("rule_id", "?") for applied in entry.get("applied", []))
+        lines.append(f"  {entry.get('ts')}  {entry.get('tool')}: {rule_ids}")
+    return "\n".join(lines)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=PROGRAM, description="LLM tool inputs that survive wrong JSON types.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -134,6 +200,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     catalog.add_argument("--output", metavar="FILE", help="write the catalog to FILE instead of stdout")
     catalog.set_defaults(run=_catalog)
+
+    normalize = commands.add_parser(
+        "normalize",
+        help="apply normalizer rules to one tool call",
+        description="Print the normalized arguments of one call and the normalizations applied.",
+    )
+    normalize.add_argument("--rules", metavar="RULES.json", help="rules file (a list, or {'rules': [...]})")
+    normalize.add_argument("--tool", required=True, metavar="NAME", help="the tool being called")
+    normalize.add_argument("arguments", metavar="ARGUMENTS_JSON", help="the call's arguments as JSON, or - for stdin")
+    normalize.set_defaults(run=_normalize)
+
+    stats = commands.add_parser("stats", help="print a normalizer stats file as tables")
+    stats.add_argument("file", metavar="STATS.json")
+    stats.set_defaults(run=_stats)
     return parser
 
 

@@ -1,0 +1,54 @@
+"""Reading annotations: the parts of ``Annotated``, and which markers make a field lenient."""
+
+from __future__ import annotations
+
+import enum
+import typing
+from typing import Annotated, Any
+
+import annotated_types
+
+from .booleans import _StrictBoolish
+from .floats import _LenientFloat
+from .integers import _LenientInt
+from .json_values import JsonTextOf
+
+__all__ = ("is_lenient", "lenient_scalar", "split_annotated")
+
+_LENIENT_MARKERS = (_LenientInt, _LenientFloat, _StrictBoolish, JsonTextOf)
+
+
+def split_annotated(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
+    if typing.get_origin(annotation) is Annotated:
+        base, *metadata = typing.get_args(annotation)
+        return base, tuple(metadata)
+    return annotation, ()
+
+
+def is_lenient(metadata: tuple[Any, ...]) -> bool:
+    return any(isinstance(marker, _LENIENT_MARKERS) for marker in metadata)
+
+
+def lenient_scalar(base: Any, metadata: tuple[Any, ...]) -> str | None:
+    """The lenient type for a strict int, float or bool, or None if ``base`` is none of those."""
+    if not isinstance(base, type) or issubclass(base, enum.Enum):
+        return None
+    if issubclass(base, bool):
+        return "StrictBoolish"
+    if issubclass(base, int):
+        lower = _lower_bound(metadata)
+        if lower is not None and lower >= 1:
+            return "LenientPositiveInt"
+        return "LenientUInt" if lower is not None and lower >= 0 else "LenientInt"
+    if issubclass(base, float):
+        return "LenientFloat"
+    return None
+
+
+def _lower_bound(metadata: tuple[Any, ...]) -> float | None:
+    for marker in metadata:
+        if isinstance(marker, annotated_types.Ge):
+            return float(marker.ge)  # type: ignore[arg-type]
+        if isinstance(marker, annotated_types.Gt):
+            return float(marker.gt) + 1  # type: ignore[arg-type]
+    return None
