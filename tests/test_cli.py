@@ -178,3 +178,36 @@ def test_stats_bad_file_is_one_line(tmp_path: Path, content: str | None, message
     completed = run("stats", str(path))
     assert completed.returncode == 2
     assert message in completed.stderr
+
+
+def test_repair_against_a_plain_schema_and_a_catalog(tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"n": {"type": "integer"}}}))
+    completed = run("repair", "--schema", str(schema), '{"n": "3"}')
+    assert completed.returncode == 0, completed.stderr
+    output = json.loads(completed.stdout)
+    assert output == {
+        "arguments": {"n": 3},
+        "repairs": [{"path": "/n", "from": "3", "to": 3, "kind": "string_to_number"}],
+        "valid": True,
+    }
+    completed = run("repair", "--schema", "examples/mail_tools.catalog.json", "--tool", "fetch_message", '{"uid": "x"}')
+    assert completed.returncode == 1  # the schema takes strings there, so repair leaves it, still invalid
+    assert json.loads(completed.stdout) == {"arguments": {"uid": "x"}, "repairs": [], "valid": False}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--schema", "examples/mail_tools.catalog.json", "{}"], "name the tool with --tool"),
+        (["--schema", "examples/mail_tools.catalog.json", "--tool", "nope", "{}"], "no tool named 'nope'"),
+        (["--schema", "examples/fs_rules.json", "--tool", "x", "{}"], "is a plain schema"),
+        (["--schema", "missing.json", "{}"], "cannot read"),
+        (["--schema", "examples/mail_tools.catalog.json", "--tool", "search", "{"], "not valid JSON"),
+    ],
+)
+def test_repair_bad_input_is_one_line(args: list[str], message: str) -> None:
+    completed = run("repair", *args)
+    assert completed.returncode == 2
+    assert len(completed.stderr.strip().splitlines()) == 1
+    assert message in completed.stderr

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
 
 import pytest
@@ -147,3 +149,22 @@ def test_openapi_discriminator_is_dropped_and_the_one_of_kept(style: Any) -> Non
     assert len(schema["properties"]["pet"]["oneOf"]) == 2
     assert host_validator(schema).is_valid({"pet": {"kind": "cat"}})
     assert not host_validator(schema).is_valid({"pet": {"kind": "cow"}})
+
+
+SUITE = Path(__file__).parent / "data" / "json-schema-test-suite"
+SUITE_GROUPS = [
+    pytest.param(group, "07" if draft == "draft7" else "2020-12", id=f"{draft}/{path.stem}/{index}")
+    for draft in ("draft2020-12", "draft7")
+    for path in sorted((SUITE / draft).glob("*.json"))
+    for index, group in enumerate(json.loads(path.read_text(encoding="utf-8")))
+    if isinstance(group["schema"], dict)
+]
+
+
+@pytest.mark.parametrize(("group", "draft"), SUITE_GROUPS)
+@pytest.mark.parametrize("style", ["type-array", "any-of"])
+def test_style_rewrites_keep_every_suite_verdict(group: dict[str, Any], draft: Any, style: Any) -> None:
+    rewritten = apply_style(group["schema"], style)
+    validator = host_validator(rewritten, draft=draft, check=False)
+    for test in group["tests"]:
+        assert validator.is_valid(test["data"]) == test["valid"], test["description"]

@@ -3,6 +3,7 @@
     pydantic-lenient catalog TARGET [--style type-array|any-of|strict] [--check] [--output FILE]
     pydantic-lenient normalize --rules RULES.json --tool NAME ARGUMENTS_JSON
     pydantic-lenient stats STATS.json
+    pydantic-lenient repair --schema SCHEMA.json [--tool NAME] ARGUMENTS_JSON
 
 Also runs as ``python -m pydantic_lenient``. A bad target or bad input is one line on stderr and
 exit code 2, never a traceback; ``--check`` exits 1 when the audit finds an error.
@@ -161,6 +162,45 @@ def _stats(arguments: argparse.Namespace) -> int:
     return 0
 
 
+def _repair(arguments: argparse.Namespace) -> int:
+    try:
+        document = json.loads(Path(arguments.schema).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise CommandError(f"cannot read {arguments.schema}: {error.strerror}") from None
+    except ValueError as error:
+        raise CommandError(f"{arguments.schema} is not valid JSON: {error}") from None
+    schema = _schema_for(document, arguments.tool, arguments.schema)
+    call = _read_json_argument(arguments.arguments, "ARGUMENTS")
+    try:
+        from .repair import Repairer
+
+        result = Repairer(schema).repair(call)
+    except ImportError as error:
+        raise CommandError(str(error)) from None
+    output = {"arguments": result.arguments, "repairs": result.repairs, "valid": result.valid}
+    _write(json.dumps(output, indent=2, ensure_ascii=False) + "\n", None)
+    return 0 if result.valid else 1
+
+
+def _schema_for(document: Any, tool: str | None, source: str) -> Any:
+    """The schema to repair against: the document itself, or a tool's inputSchema in a catalog."""
+    if isinstance(document, dict) and isinstance(document.get("tools"), list):
+        if tool is None:
+            raise CommandError(f"{source} is a tools/list catalog: name the tool with --tool")
+        for entry in document["tools"]:
+            if isinstance(entry, dict) and entry.get("name") == tool:
+                schema = entry.get("inputSchema", entry.get("input_schema"))
+                if not isinstance(schema, (dict, bool)):
+                    raise CommandError(f"tool {tool!r} in {source} has no inputSchema")
+                return schema
+        raise CommandError(f"no tool named {tool!r} in {source}")
+    if tool is not None:
+        raise CommandError(f"--tool needs a tools/list catalog, and {source} is a plain schema")
+    if not isinstance(document, (dict, bool)):
+        raise CommandError(f"{source} is not a JSON schema")
+    return document
+
+
 def format_stats(stats: dict[str, Any]) -> str:
     """A normalizer stats file as readable tables."""
     processed, normalized = stats.get("total_processed", 0), stats.get("total_normalized", 0)
@@ -214,6 +254,16 @@ def _parser() -> argparse.ArgumentParser:
     stats = commands.add_parser("stats", help="print a normalizer stats file as tables")
     stats.add_argument("file", metavar="STATS.json")
     stats.set_defaults(run=_stats)
+
+    repair = commands.add_parser(
+        "repair",
+        help="repair a call's arguments against a tool's inputSchema",
+        description="Print the repaired arguments and the repairs; exit 1 if they are still invalid.",
+    )
+    repair.add_argument("--schema", required=True, metavar="SCHEMA.json", help="a JSON schema, or a tools/list catalog")
+    repair.add_argument("--tool", metavar="NAME", help="the tool, when --schema is a catalog")
+    repair.add_argument("arguments", metavar="ARGUMENTS_JSON", help="the arguments as JSON, or - for stdin")
+    repair.set_defaults(run=_repair)
     return parser
 
 

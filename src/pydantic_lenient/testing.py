@@ -11,23 +11,14 @@ Needs the ``test`` extra (``pip install 'pydantic-lenient[test]'``): ``jsonschem
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterator, Mapping
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ._jsonschema import Draft, host_validator
 from .audit import audit, format_findings
 from .schema_styles import Style, input_schema
-
-try:
-    import jsonschema
-    import regress
-    from jsonschema.protocols import Validator
-except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        "pydantic_lenient.testing needs the 'test' extra: pip install 'pydantic-lenient[test]'"
-    ) from error
 
 __all__ = (
     "Draft",
@@ -40,53 +31,6 @@ __all__ = (
 )
 
 _UNSET: Any = object()
-
-Draft = Literal["2020-12", "07"]
-
-
-@functools.lru_cache(maxsize=512)
-def _ecma_regex(pattern: str) -> regress.Regex:
-    # Ajv compiles patterns with the "u" flag; do the same.
-    return regress.Regex(pattern, "u")
-
-
-def _ecma_pattern(
-    validator: Validator, pattern: str, instance: Any, schema: Mapping[str, Any]
-) -> Iterator[jsonschema.ValidationError]:
-    if validator.is_type(instance, "string") and _ecma_regex(pattern).find(instance) is None:
-        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-def _ecma_pattern_properties(
-    validator: Validator, properties: Mapping[str, Any], instance: Any, schema: Mapping[str, Any]
-) -> Iterator[jsonschema.ValidationError]:
-    if not validator.is_type(instance, "object"):
-        return
-    for pattern, subschema in properties.items():
-        for key, value in instance.items():
-            if _ecma_regex(pattern).find(key) is not None:
-                yield from validator.descend(value, subschema, path=key, schema_path=pattern)  # type: ignore[attr-defined]
-
-
-# JSON Schema patterns are ECMA-262 regular expressions. jsonschema evaluates them with Python's
-# `re`, where `$` also matches before a final newline: "100\n" would pass "^[0-9]+$" there, and
-# fails in every JS host. These validators use an ECMA engine instead.
-_ECMA_KEYWORDS = {"pattern": _ecma_pattern, "patternProperties": _ecma_pattern_properties}
-_VALIDATORS: dict[Draft, Any] = {
-    "2020-12": jsonschema.validators.extend(jsonschema.Draft202012Validator, _ECMA_KEYWORDS),  # type: ignore[no-untyped-call]
-    "07": jsonschema.validators.extend(jsonschema.Draft7Validator, _ECMA_KEYWORDS),  # type: ignore[no-untyped-call]
-}
-
-
-def host_validator(schema: Mapping[str, Any], *, draft: Draft = "2020-12") -> Validator:
-    """A ``jsonschema`` validator for ``schema`` that reads patterns as JS hosts do (ECMA-262).
-
-    The schema is checked first, so an invalid schema fails here rather than validating nothing.
-    """
-    validator_class = _VALIDATORS[draft]
-    validator_class.check_schema(schema)
-    validator: Validator = validator_class(schema)
-    return validator
 
 
 def advertised_types(schema: Mapping[str, Any]) -> set[str]:

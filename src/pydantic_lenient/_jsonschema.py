@@ -1,0 +1,78 @@
+"""A JSON Schema validator that reads ``pattern`` as JS hosts do (ECMA-262), from ``jsonschema``.
+
+``jsonschema`` and ``regress`` are optional dependencies (the ``test`` and ``repair`` extras), so
+this module is imported only by the features that need them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
+
+try:
+    import jsonschema
+    import regress
+    from jsonschema.protocols import Validator
+    from referencing.exceptions import Unresolvable
+except ImportError as error:  # pragma: no cover - exercised only without the extras
+    raise ImportError(
+        "this feature needs jsonschema and regress: pip install 'pydantic-lenient[repair]' (or [test])"
+    ) from error
+
+__all__ = ("Draft", "Unresolvable", "Validator", "draft_of", "ecma_regex", "host_validator")
+
+Draft = Literal["2020-12", "07"]
+
+
+@functools.lru_cache(maxsize=512)
+def ecma_regex(pattern: str) -> regress.Regex:
+    # Ajv compiles patterns with the "u" flag; do the same.
+    return regress.Regex(pattern, "u")
+
+
+def _ecma_pattern(
+    validator: Validator, pattern: str, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    if validator.is_type(instance, "string") and ecma_regex(pattern).find(instance) is None:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _ecma_pattern_properties(
+    validator: Validator, properties: Mapping[str, Any], instance: Any, schema: Mapping[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in properties.items():
+        for key, value in instance.items():
+            if ecma_regex(pattern).find(key) is not None:
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)  # type: ignore[attr-defined]
+
+
+# JSON Schema patterns are ECMA-262 regular expressions. jsonschema evaluates them with Python's
+# `re`, where `$` also matches before a final newline: "100\n" would pass "^[0-9]+$" there, and
+# fails in every JS host. These validators use an ECMA engine instead.
+_ECMA_KEYWORDS = {"pattern": _ecma_pattern, "patternProperties": _ecma_pattern_properties}
+_VALIDATORS: dict[Draft, Any] = {
+    "2020-12": jsonschema.validators.extend(jsonschema.Draft202012Validator, _ECMA_KEYWORDS),  # type: ignore[no-untyped-call]
+    "07": jsonschema.validators.extend(jsonschema.Draft7Validator, _ECMA_KEYWORDS),  # type: ignore[no-untyped-call]
+}
+
+
+def draft_of(schema: Mapping[str, Any]) -> Draft:
+    """The draft a schema declares with ``$schema`` (draft-07 or 2020-12); 2020-12 when it says none."""
+    declared = schema.get("$schema", "") if isinstance(schema, Mapping) else ""
+    return "07" if isinstance(declared, str) and "draft-07" in declared else "2020-12"
+
+
+def host_validator(schema: Mapping[str, Any] | bool, *, draft: Draft | None = None, check: bool = True) -> Validator:
+    """A ``jsonschema`` validator for ``schema`` that reads patterns as JS hosts do (ECMA-262).
+
+    With ``check`` (the default) the schema is checked first, so an invalid schema fails here
+    rather than validating nothing.
+    """
+    validator_class = _VALIDATORS[draft or (draft_of(schema) if isinstance(schema, Mapping) else "2020-12")]
+    if check:
+        validator_class.check_schema(schema)
+    validator: Validator = validator_class(schema)
+    return validator

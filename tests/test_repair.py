@@ -1,0 +1,278 @@
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pydantic_lenient.repair import Repairer, repair_arguments
+from pydantic_lenient.testing import Draft, host_validator
+from tests.strategies import any_input, json_values
+
+STEP = {"type": "object", "properties": {"n": {"type": "integer"}, "ok": {"type": "boolean"}}}
+
+
+def _object(**properties: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": properties}
+
+
+# (schema of one property "v", value sent, value expected after repair, kind or None)
+CASES: list[tuple[str, dict[str, Any], Any, Any, str | None]] = [
+    ("bool-lower", {"type": "boolean"}, "true", True, "string_to_boolean"),
+    ("bool-any-case", {"type": "boolean"}, "FaLsE", False, "string_to_boolean"),
+    ("bool-not-yes", {"type": "boolean"}, "yes", "yes", None),
+    ("bool-not-1", {"type": "boolean"}, "1", "1", None),
+    ("bool-or-string-keeps-false", {"type": ["boolean", "string"]}, "false", "false", None),
+    ("int", {"type": "integer"}, "3", 3, "string_to_number"),
+    ("int-from-3.0", {"type": "integer"}, "3.0", 3, "string_to_number"),
+    ("int-keeps-5.5", {"type": "integer"}, "5.5", "5.5", None),
+    ("int-from-exponent", {"type": "integer"}, "2e3", 2000, "string_to_number"),
+    ("int-json-whitespace", {"type": "integer"}, " \t7\n", 7, "string_to_number"),
+    ("int-no-plus", {"type": "integer"}, "+7", "+7", None),
+    ("int-no-underscore", {"type": "integer"}, "1_000", "1_000", None),
+    ("int-no-arabic-digits", {"type": "integer"}, "\u0663", "\u0663", None),
+    ("int-no-nbsp", {"type": "integer"}, "\u00a07", "\u00a07", None),
+    ("int-no-hex", {"type": "integer"}, "0x10", "0x10", None),
+    ("int-no-overflow", {"type": "integer"}, "1e999", "1e999", None),
+    ("number", {"type": "number"}, "-2.5", -2.5, "string_to_number"),
+    ("number-int", {"type": "number"}, "4", 4, "string_to_number"),
+    ("number-no-nan", {"type": "number"}, "NaN", "NaN", None),
+    ("number-or-string-untouched", {"type": ["number", "string"]}, "4", "4", None),
+    ("array-from-text", {"type": "array", "items": {"type": "string"}}, '["a"]', ["a"], "json_text_to_structure"),
+    ("object-from-text", {"type": "object"}, '{"a": 1}', {"a": 1}, "json_text_to_structure"),
+    ("array-not-from-object-text", {"type": "array"}, '{"a": 1}', '{"a": 1}', None),
+    ("array-not-from-bad-json", {"type": "array"}, "[1,", "[1,", None),
+    ("array-or-null", {"anyOf": [{"type": "array"}, {"type": "null"}]}, "[1]", [1], "json_text_to_structure"),
+    ("array-or-string-untouched", {"anyOf": [{"type": "array"}, {"type": "string"}]}, "[1]", "[1]", None),
+    ("int-to-string", {"type": "string"}, 42, "42", "scalar_to_string"),
+    ("float-to-string", {"type": "string"}, 1.5, "1.5", "scalar_to_string"),
+    ("bool-to-string", {"type": "string"}, True, "true", "scalar_to_string"),
+    ("no-string-where-number-too", {"type": ["string", "number"]}, 42, 42, None),
+    ("null-stays", {"type": "string"}, None, None, None),
+    ("enum-string-number", {"enum": [1, 2, 3]}, "2", 2, "string_to_number"),
+    ("const-bool", {"const": True}, "true", True, "string_to_boolean"),
+    (
+        "allOf-intersection",
+        {"allOf": [{"type": ["integer", "string"]}, {"type": ["integer", "null"]}]},
+        "5",
+        5,
+        "string_to_number",
+    ),
+    ("oneOf-union", {"oneOf": [{"type": "integer"}, {"type": "boolean"}]}, "true", True, "string_to_boolean"),
+    ("ref-defs", {"$ref": "#/$defs/count"}, "9", 9, "string_to_number"),
+    ("ref-definitions", {"$ref": "#/definitions/flag"}, "TRUE", True, "string_to_boolean"),
+]
+DEFINITIONS = {"$defs": {"count": {"type": "integer"}}, "definitions": {"flag": {"type": "boolean"}}}
+
+
+@pytest.mark.parametrize(("name", "schema", "value", "expected", "kind"), CASES, ids=[case[0] for case in CASES])
+def test_coercions(name: str, schema: dict[str, Any], value: Any, expected: Any, kind: str | None) -> None:
+    document = {**_object(v=schema, other={"type": "string"}), **DEFINITIONS, "required": ["v"]}
+    arguments = {"v": value, "other": "42"}  # a string field next to the repaired one keeps "42"
+    before = copy.deepcopy(arguments)
+    result = repair_arguments(document, arguments)
+    assert arguments == before
+    assert result.arguments == {"v": expected, "other": "42"}
+    assert type(result.arguments["v"]) is type(expected)
+    assert [(repair["path"], repair["kind"]) for repair in result.repairs] == ([("/v", kind)] if kind else [])
+    assert result.valid == host_validator(document).is_valid(result.arguments)
+
+
+NESTED = {
+    "type": "object",
+    "$defs": {"Step": STEP},
+    "properties": {
+        "steps": {"type": "array", "items": {"$ref": "#/$defs/Step"}},
+        "pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]},
+        "flags": {"type": "array", "items": {"type": "boolean"}},
+        "maybe": {"anyOf": [_object(x={"type": "integer"}), {"type": "null"}]},
+        "tags": {
+            "type": "object",
+            "patternProperties": {"^n_": {"type": "integer"}},
+            "additionalProperties": {"type": "boolean"},
+        },
+        "both": {"allOf": [_object(a={"type": "integer"}), _object(b={"type": "boolean"})]},
+        "name": {"type": "string"},
+        "deep": _object(inner=_object(value={"type": "number"})),
+    },
+}
+
+
+def test_nested_locations_are_repaired_with_json_pointer_paths() -> None:
+    arguments = {
+        "steps": '[{"n": "4", "ok": "true"}, 7]',
+        "pair": ["1", 2],
+        "flags": ["true", "False", "maybe"],
+        "maybe": {"x": "7"},
+        "tags": {"n_a": "5", "other": "TRUE", "a/b~c": "true"},
+        "both": {"a": "1", "b": "false"},
+        "name": "42",
+        "deep": {"inner": {"value": "1e2"}},
+    }
+    result = repair_arguments(NESTED, arguments)
+    assert result.arguments == {
+        "steps": [{"n": 4, "ok": True}, 7],
+        "pair": [1, "2"],
+        "flags": [True, False, "maybe"],
+        "maybe": {"x": 7},
+        "tags": {"n_a": 5, "other": True, "a/b~c": True},
+        "both": {"a": 1, "b": False},
+        "name": "42",
+        "deep": {"inner": {"value": 100.0}},
+    }
+    paths = [repair["path"] for repair in result.repairs]
+    assert "/steps" in paths
+    assert "/steps/0/n" in paths
+    assert "/tags/a~1b~0c" in paths
+    assert "/name" not in paths
+
+
+def test_draft_07_tuple_items() -> None:
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        **_object(pair={"type": "array", "items": [{"type": "integer"}], "additionalItems": {"type": "boolean"}}),
+    }
+    result = repair_arguments(schema, {"pair": ["3", "false", "x"]})
+    assert result.arguments == {"pair": [3, False, "x"]}
+    assert result.valid is False  # "x" is no boolean, and repair leaves it for the model to see
+
+
+def test_only_if_invalid_leaves_valid_arguments_alone() -> None:
+    schema = _object(n={"type": "integer"}, s={"type": "string"})
+    assert repair_arguments(schema, {"n": 1, "s": "x"}) == ({"n": 1, "s": "x"}, [], True)
+    result = repair_arguments(schema, {"n": "1"}, only_if_invalid=False)
+    assert result.arguments == {"n": 1}
+
+
+def test_never_adds_removes_or_defaults() -> None:
+    schema = {**_object(a={"type": "integer", "default": 5}), "required": ["a"], "additionalProperties": False}
+    result = repair_arguments(schema, {"b": "1"})
+    assert result.arguments == {"b": "1"}
+    assert result.repairs == []
+    assert result.valid is False
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"$ref": "#"},
+        {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"},
+        {"$ref": "#/$defs/missing"},
+        {"$ref": "https://example.invalid/remote.json"},
+        {"anyOf": [{"anyOf": [{"anyOf": [{"type": "integer"}]}]}]},
+    ],
+)
+def test_ref_cycles_and_unresolvable_refs_are_bounded(schema: dict[str, Any]) -> None:
+    result = Repairer(schema).repair({"a": "1"}, only_if_invalid=False)
+    assert result.arguments == {"a": "1"}
+
+
+def _nested(depth: int, leaf: Any) -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"v": "[" * 100_000 + "]" * 100_000},
+        {"v": "9" * 1_000_000},
+        {"v": _nested(5_000, "1")},
+        {"v": "[" + "1," * 600_000 + "1]"},
+    ],
+    ids=["deep-text", "huge-digits", "deep-structure", "long-text"],
+)
+def test_hostile_input_gets_bounded_work(arguments: dict[str, Any]) -> None:
+    recursive = {
+        "$defs": {"r": {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/r"}}, {"type": "integer"}]}},
+        **_object(v={"$ref": "#/$defs/r"}),
+    }
+    result = Repairer(recursive, max_text_length=1_000_000).repair(arguments)
+    assert isinstance(result.valid, bool)
+
+
+def test_a_huge_schema_or_call_stops_at_the_budget() -> None:
+    schema = _object(**{f"f{index}": {"type": "integer"} for index in range(50)})
+    arguments = {f"f{index}": str(index) for index in range(50)}
+    assert len(Repairer(schema).repair(arguments).repairs) == 50
+    starved = Repairer(schema, budget=10).repair(arguments)
+    assert starved == (arguments, [], False)
+
+
+def test_repairs_are_logged(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="pydantic_lenient.repair"):
+        repair_arguments(_object(n={"type": "integer"}), {"n": "1"})
+    (record,) = caplog.records
+    assert record.repairs == [{"path": "/n", "from": "1", "to": 1, "kind": "string_to_number"}]  # type: ignore[attr-defined]
+
+
+# ---- properties, on arbitrary values against the nested schema above
+
+_arguments = st.dictionaries(
+    st.sampled_from(sorted(NESTED["properties"])), st.one_of(any_input, json_values), max_size=5
+)
+
+
+@given(arguments=_arguments)
+def test_repair_never_changes_valid_arguments(arguments: dict[str, Any]) -> None:
+    if host_validator(NESTED).is_valid(arguments):
+        assert repair_arguments(NESTED, arguments, only_if_invalid=False).arguments == arguments
+
+
+@given(arguments=_arguments)
+def test_repair_is_idempotent(arguments: dict[str, Any]) -> None:
+    once = repair_arguments(NESTED, arguments, only_if_invalid=False)
+    twice = repair_arguments(NESTED, once.arguments, only_if_invalid=False)
+    assert twice.arguments == once.arguments
+    assert twice.repairs == []
+
+
+@given(arguments=_arguments)
+def test_output_changes_only_at_reported_paths(arguments: dict[str, Any]) -> None:
+    result = repair_arguments(NESTED, arguments, only_if_invalid=False)
+    reported = {repair["path"] for repair in result.repairs}
+    for path in _differences(arguments, result.arguments, ""):
+        assert any(path == root or path.startswith(root + "/") for root in reported), (path, reported)
+    assert result.valid == host_validator(NESTED).is_valid(result.arguments)
+
+
+def _differences(before: Any, after: Any, path: str) -> list[str]:
+    if isinstance(before, dict) and isinstance(after, dict) and before.keys() == after.keys():
+        return [p for key in before for p in _differences(before[key], after[key], f"{path}/{key}".replace("~", "~0"))]
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        return [p for index, item in enumerate(before) for p in _differences(item, after[index], f"{path}/{index}")]
+    same = before == after and type(before) is type(after)
+    return [] if same else [path]
+
+
+# ---- the official JSON Schema Test Suite: arbitrary schemas and instances
+
+SUITE = Path(__file__).parent / "data" / "json-schema-test-suite"
+SUITE_GROUPS = [
+    pytest.param(group, draft, id=f"{draft}/{path.stem}/{index}")
+    for draft in ("draft2020-12", "draft7")
+    for path in sorted((SUITE / draft).glob("*.json"))
+    for index, group in enumerate(json.loads(path.read_text(encoding="utf-8")))
+]
+
+
+@pytest.mark.parametrize(("group", "draft"), SUITE_GROUPS)
+def test_suite_valid_instances_are_never_changed_and_nothing_crashes(group: dict[str, Any], draft: str) -> None:
+    schema = group["schema"]
+    draft_name: Draft = "07" if draft == "draft7" else "2020-12"
+    validator = host_validator(schema, draft=draft_name, check=False)  # the suite uses ECMA-only patterns
+    repairer = Repairer(schema, draft=draft_name)
+    for test in group["tests"]:
+        assert validator.is_valid(test["data"]) == test["valid"], test["description"]  # ECMA patterns hold
+        result = repairer.repair(test["data"], only_if_invalid=False)
+        if test["valid"]:
+            assert result.arguments == test["data"], test["description"]
+            assert result.repairs == []
+        assert result.valid == validator.is_valid(result.arguments)
