@@ -8,6 +8,7 @@ the advertised schema refused the call. Each parameter below advertises, and acc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Optional
 
 from pydantic import Field
@@ -22,9 +23,9 @@ def search(
         Optional[Annotated[LenientUInt, Field(le=500)]], Field(description="Most messages to return")
     ] = None,
     offset: Annotated[LenientUInt, Field(description="Messages to skip")] = 0,
-) -> list[dict[str, Any]]:
+) -> dict[str, Any]:
     """Search a mail folder."""
-    return []
+    return {"folder": folder, "to": to, "limit": limit, "offset": offset}  # what the tool received
 
 
 def fetch_message(
@@ -34,7 +35,7 @@ def fetch_message(
     ] = None,
 ) -> dict[str, Any]:
     """Fetch one message by its IMAP UID."""
-    return {}
+    return {"uid": uid, "max_body_bytes": max_body_bytes}
 
 
 def move_messages(
@@ -43,10 +44,10 @@ def move_messages(
     dry_run: Annotated[StrictBoolish, Field(description="Report what would move, and move nothing")] = True,
 ) -> dict[str, Any]:
     """Move messages to another folder."""
-    return {}
+    return {"uids": uids, "destination": destination, "dry_run": dry_run}
 
 
-TOOLS = [search, fetch_message, move_messages]
+TOOLS: list[Callable[..., dict[str, Any]]] = [search, fetch_message, move_messages]
 
 # Calls as models really send them, with whether the server should take each one.
 MANGLED_CALLS: list[tuple[str, dict[str, Any], bool]] = [

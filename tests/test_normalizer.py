@@ -402,3 +402,11 @@ def test_each_normalized_call_logs_one_structured_record(caplog: pytest.LogCaptu
     assert record.tool == "edit_file"  # type: ignore[attr-defined]
     assert record.rule_ids == ["edit-old_str", "edit-new_str"]  # type: ignore[attr-defined]
     assert "edit-old_str" in record.getMessage()
+
+
+def test_a_conflicting_call_is_counted_as_processed() -> None:
+    normalizer = Normalizer([ALIAS])
+    with pytest.raises(NormalizationConflict):
+        normalizer.apply("t", {"old_str": "a", "old_text": "b"})
+    stats = normalizer.stats()
+    assert (stats["total_processed"], stats["total_normalized"]) == (1, 0)

@@ -25,6 +25,7 @@ __all__ = (
     "form_union",
     "lenient_scalar_schema",
     "render_scalar",
+    "split_annotations",
     "strictness_proof",
     "user_bounds",
 )
@@ -152,6 +153,18 @@ def user_bounds(handler: GetJsonSchemaHandler, schema: CoreSchema) -> tuple[dict
         elif key in _STANDARD_BOUND_KEYS:
             bounds[key] = rendered.pop(key)
     return bounds, rendered
+
+
+# Keywords that describe a value without constraining it; a marker hoists them out of its branches.
+ANNOTATION_KEYWORDS = frozenset(
+    {"title", "description", "examples", "default", "deprecated", "readOnly", "writeOnly", "$comment"}
+)
+
+
+def split_annotations(schema: JsonSchemaValue) -> tuple[JsonSchemaValue, JsonSchemaValue]:
+    """``(schema without annotation keywords, those keywords)``."""
+    kept = {key: value for key, value in schema.items() if key not in ANNOTATION_KEYWORDS}
+    return kept, {key: value for key, value in schema.items() if key in ANNOTATION_KEYWORDS}
 
 
 # What pydantic's generator writes for a marker's own core schema (its fast path's union).

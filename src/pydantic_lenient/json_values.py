@@ -14,7 +14,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema, from_json, to_json
 
-from ._scalar import render_scalar
+from ._scalar import render_scalar, split_annotations
 
 __all__ = (
     "DEFAULT_MAX_DEPTH",
@@ -193,9 +193,12 @@ class AcceptJsonText:
         return core_schema.no_info_before_validator_function(decode_json_text, inner)
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
-        structured = handler(schema)  # T's schema, with any constraints added outside this marker
+        # T's schema, with constraints added outside this marker; a description or title given with
+        # it (Field(description=...) inside Annotated, as FastMCP reads signatures) describes the
+        # whole field, so it goes to the top rather than into one branch.
+        structured, annotations = split_annotations(handler(schema))
         text_form = {**_JSON_TEXT, "contentSchema": structured}
-        return render_scalar(handler, structured, text_form, {})
+        return render_scalar(handler, structured, text_form, annotations)
 
 
 def _type_name(source: Any) -> str:
@@ -275,17 +278,17 @@ class JsonTextOf:
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         content = self._content_adapter()
+        # What annotations outside this marker add (a description, a title) describes the field.
+        _, annotations = split_annotations(handler(core_schema.str_schema()))
         if content is None:
             text_form: dict[str, Any] = dict(_JSON_TEXT)
             structured: Mapping[str, Any] = {"anyOf": [{"type": "array"}, {"type": "object"}]}
         else:
             # Rendered by this generator, so a model in T lands in the same $defs as the rest.
-            content_schema = handler(content.core_schema)
+            content_schema, _ = split_annotations(handler(content.core_schema))
             text_form = {**_JSON_TEXT, "contentSchema": content_schema}
             structured = content_schema
-        if handler.mode == "serialization":
-            return text_form
-        return render_scalar(handler, text_form, structured, {})
+        return render_scalar(handler, text_form, structured, annotations)
 
 
 if TYPE_CHECKING:

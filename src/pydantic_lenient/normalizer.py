@@ -542,10 +542,14 @@ class Normalizer:
         """Normalize ``arguments`` for ``tool``. The input is never mutated."""
         normalized = dict(arguments)
         applied = []
-        for step in self._steps_for(tool):
-            entry = step(normalized)
-            if entry is not None:
-                applied.append(entry)
+        try:
+            for step in self._steps_for(tool):
+                entry = step(normalized)
+                if entry is not None:
+                    applied.append(entry)
+        except NormalizationConflict:
+            self._stats.record(tool, [])  # processed, and not normalized
+            raise
         self._stats.record(tool, applied)
         if applied and logger.isEnabledFor(logging.INFO):
             logger.info(

@@ -1,0 +1,35 @@
+"""The mail tools on FastMCP, over stdio: ``python examples/fastmcp_server.py``.
+
+`LenientMiddleware` advertises the flattened lenient schemas and normalizes arguments with
+examples/mail_rules.json first. ``strict_input_validation=True`` keeps plain parameters strict;
+the lenient ones stay lenient, because their annotation decides.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from fastmcp import FastMCP
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from mail_tools import TOOLS  # noqa: E402
+
+from pydantic_lenient import Normalizer  # noqa: E402
+from pydantic_lenient.fastmcp_adapter import LenientMiddleware  # noqa: E402
+
+
+def build_server(*, strict_input_validation: bool = True) -> FastMCP:
+    normalizer = Normalizer.from_file(HERE / "mail_rules.json")
+    server = FastMCP(
+        "mail", middleware=[LenientMiddleware(normalizer)], strict_input_validation=strict_input_validation
+    )
+    for tool in TOOLS:
+        server.tool(tool)
+    return server
+
+
+if __name__ == "__main__":
+    build_server().run("stdio", show_banner=False)
