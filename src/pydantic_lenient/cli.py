@@ -149,13 +149,17 @@ def _normalize(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def _stats(arguments: argparse.Namespace) -> int:
+def _read_json_file(path: str) -> Any:
     try:
-        stats = json.loads(Path(arguments.file).read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
-        raise CommandError(f"cannot read {arguments.file}: {error.strerror}") from None
+        raise CommandError(f"cannot read {path}: {error.strerror}") from None
     except ValueError as error:
-        raise CommandError(f"{arguments.file} is not valid JSON: {error}") from None
+        raise CommandError(f"{path} is not valid JSON: {error}") from None
+
+
+def _stats(arguments: argparse.Namespace) -> int:
+    stats = _read_json_file(arguments.file)
     if not isinstance(stats, dict) or "total_processed" not in stats:
         raise CommandError(f"{arguments.file} is not a normalizer stats file")
     _write(format_stats(stats) + "\n", None)
@@ -163,13 +167,7 @@ def _stats(arguments: argparse.Namespace) -> int:
 
 
 def _repair(arguments: argparse.Namespace) -> int:
-    try:
-        document = json.loads(Path(arguments.schema).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise CommandError(f"cannot read {arguments.schema}: {error.strerror}") from None
-    except ValueError as error:
-        raise CommandError(f"{arguments.schema} is not valid JSON: {error}") from None
-    schema = _schema_for(document, arguments.tool, arguments.schema)
+    schema = _schema_for(_read_json_file(arguments.schema), arguments.tool, arguments.schema)
     call = _read_json_argument(arguments.arguments, "ARGUMENTS")
     try:
         from .repair import Repairer

@@ -207,22 +207,39 @@ class Repairer:
             self._children[(id(node), key)] = (node, child)
         return child
 
-    def _member(self, node: Node, key: str, depth: int = 0) -> Node:
+    def _member(self, node: Node, key: str) -> Node:
         """The node for an object member ``key``, merged across ``$ref`` and combinators."""
-        if node is True or isinstance(node, bool):
-            return True
-        return self._memo(node, key, lambda: self._compute_member(node, key, depth))
+        return self._child(node, key, 0)
 
-    def _compute_member(self, node: Node, key: str, depth: int) -> Node:
+    def _item(self, node: Node, index: int) -> Node:
+        """The node for array item ``index`` (2020-12 ``prefixItems``/``items``, or draft-07's)."""
+        return self._child(node, index, 0)
+
+    def _child(self, node: Node, step: str | int, depth: int) -> Node:
+        """The node one step inside ``node``: a member name (str) or an item index (int)."""
+        if isinstance(node, bool):
+            return True
+        return self._memo(node, step, lambda: self._compute_child(node, step, depth))
+
+    def _compute_child(self, node: Node, step: str | int, depth: int) -> Node:
         if isinstance(node, tuple):
             kind, nodes = node
-            return (kind, tuple(self._member(part, key, depth + 1) for part in nodes))
+            return (kind, tuple(self._child(part, step, depth + 1) for part in nodes))
         if not isinstance(node, Mapping) or depth > 64:
             return True
         self._spend()
         parts: list[Node] = []
         if "$ref" in node:
-            parts.append(self._member(self._resolve(node["$ref"]), key, depth + 1))
+            parts.append(self._child(self._resolve(node["$ref"]), step, depth + 1))
+        parts.extend(self._own_members(node, step) if isinstance(step, str) else self._own_items(node, step))
+        container = "object" if isinstance(step, str) else "array"
+        parts.extend(self._combined(node, container, lambda part: self._child(part, step, depth + 1)))
+        return ("all", tuple(parts)) if parts else True
+
+    @staticmethod
+    def _own_members(node: Mapping[str, Any], key: str) -> list[Node]:
+        """What ``properties``, ``patternProperties`` and ``additionalProperties`` say of ``key``."""
+        parts: list[Node] = []
         properties = node.get("properties")
         matched = isinstance(properties, Mapping) and key in properties
         if matched:
@@ -236,34 +253,17 @@ class Repairer:
         additional = node.get("additionalProperties")
         if not matched and isinstance(additional, (Mapping, bool)):
             parts.append(additional)
-        parts.extend(self._combined(node, "object", lambda part: self._member(part, key, depth + 1)))
-        return ("all", tuple(parts)) if parts else True
+        return parts
 
-    def _item(self, node: Node, index: int, depth: int = 0) -> Node:
-        """The node for array item ``index`` (2020-12 ``prefixItems``/``items``, or draft-07's)."""
-        if node is True or isinstance(node, bool):
-            return True
-        return self._memo(node, index, lambda: self._compute_item(node, index, depth))
-
-    def _compute_item(self, node: Node, index: int, depth: int) -> Node:
-        if isinstance(node, tuple):
-            kind, nodes = node
-            return (kind, tuple(self._item(part, index, depth + 1) for part in nodes))
-        if not isinstance(node, Mapping) or depth > 64:
-            return True
-        self._spend()
-        parts: list[Node] = []
-        if "$ref" in node:
-            parts.append(self._item(self._resolve(node["$ref"]), index, depth + 1))
+    @staticmethod
+    def _own_items(node: Mapping[str, Any], index: int) -> list[Node]:
+        """What ``prefixItems``/``items`` (or draft-07's array ``items``/``additionalItems``) say of ``index``."""
         prefix, items = node.get("prefixItems"), node.get("items")
         if isinstance(items, list):  # draft-07 tuple form
             prefix, items = items, node.get("additionalItems")
         if isinstance(prefix, list) and index < len(prefix):
-            parts.append(prefix[index])
-        elif isinstance(items, (Mapping, bool)):
-            parts.append(items)
-        parts.extend(self._combined(node, "array", lambda part: self._item(part, index, depth + 1)))
-        return ("all", tuple(parts)) if parts else True
+            return [prefix[index]]
+        return [items] if isinstance(items, (Mapping, bool)) else []
 
     def _combined(self, node: Mapping[str, Any], container: str, child: Callable[[Node], Node]) -> list[Node]:
         """Children through combinators: every ``allOf`` branch applies; of ``anyOf``/``oneOf``, any
