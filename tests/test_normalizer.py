@@ -410,3 +410,15 @@ def test_a_conflicting_call_is_counted_as_processed() -> None:
         normalizer.apply("t", {"old_str": "a", "old_text": "b"})
     stats = normalizer.stats()
     assert (stats["total_processed"], stats["total_normalized"]) == (1, 0)
+
+
+@pytest.mark.parametrize("name", ['a"b', "a'b", 'x\\"; raise SystemExit #', "line\nbreak", "ünï", "{{index}}"])
+def test_any_parameter_name_is_safe_in_the_compiled_plan(name: str) -> None:
+    rules = [
+        {"id": f"alias {name}", "tools": ["t"], "type": "param_alias", "from": name, "to": name + "!"},
+        {"id": f"coerce {name}", "tools": ["t"], "type": "type_coerce", "from": name + "!", "coerce_to": "int"},
+        {"id": f"default {name}", "tools": ["t"], "type": "param_default", "from": name + "?", "value": name},
+    ]
+    result = Normalizer(rules).apply("t", {name: "7"})
+    assert result.arguments == {name + "!": 7, name + "?": name}
+    assert [entry["rule_id"] for entry in result.applied] == [rule["id"] for rule in rules]

@@ -23,7 +23,7 @@ import tempfile
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -361,6 +361,66 @@ def _compile_nested_default(rule: Rule, policy: ConflictPolicy) -> Step:
     return _compile_nested(rule, fill)
 
 
+def _guard(rule: Rule) -> str:
+    """A Python expression over ``arguments`` that is false whenever the rule cannot apply.
+
+    Names and ids enter the generated code only through ``repr`` of strings and dicts of strings,
+    so they are always literals.
+    """
+    name = repr(rule.in_payload if rule.type.startswith("nested") else rule.from_)
+    if rule.type == "param_default":
+        return f"{name} not in arguments"
+    if rule.type == "type_coerce" or (rule.type == "json_accept_both" and rule.coerce_to == "json"):
+        return f"arguments.get({name}).__class__ is str"
+    if rule.type == "json_accept_both":
+        return f"isinstance(arguments.get({name}), _STRUCTURES)"
+    return f"{name} in arguments"
+
+
+Plan = Callable[[dict[str, Any], list[dict[str, Any]], list[str]], None]
+
+
+def _plan(rules: Sequence[tuple[Rule, Step]]) -> Plan:
+    """One function applying ``rules`` in order, with each rule's cheap guard inline.
+
+    A call pays a function call only for the rules whose guard passes, which is what lets a
+    normalizer cost less than validating the call it normalizes. The generated source is built
+    from `_guard` expressions alone (the technique dataclasses and attrs use).
+    """
+    namespace: dict[str, Any] = {"_STRUCTURES": (list, dict)}
+    lines = ["def plan(arguments, applied, fired):"]
+    for index, (rule, step) in enumerate(rules):
+        namespace[f"_step{index}"] = step
+        call_step = [
+            f"entry = _step{index}(arguments)",
+            "if entry is not None:",
+            "    applied.append(entry)",
+            f"    fired.append({rule.id!r})",
+        ]
+        lines.append(f"    if {_guard(rule)}:")
+        if rule.type == "param_alias":
+            # The usual rename (the target not sent) inline; both sent goes to the step's checks.
+            source, target = repr(rule.from_), repr(rule.to)
+            entry = repr(
+                {"rule_id": rule.id, "type": rule.type, "param": rule.from_, "from": rule.from_, "to": rule.to}
+            )
+            lines += [
+                f"        if {target} not in arguments:",
+                f"            arguments[{target}] = arguments.pop({source})",
+                f"            applied.append({entry})",
+                f"            fired.append({rule.id!r})",
+                "        else:",
+                *(f"            {line}" for line in call_step),
+            ]
+        else:
+            lines += [f"        {line}" for line in call_step]
+    if not rules:
+        lines.append("    pass")
+    exec("\n".join(lines), namespace)
+    plan: Plan = namespace["plan"]
+    return plan
+
+
 _COMPILERS: dict[str, Callable[[Rule, ConflictPolicy], Step]] = {
     "param_alias": _compile_param_alias,
     "param_default": _compile_param_default,
@@ -391,17 +451,18 @@ class _Stats:
 
     def __init__(self, recent_limit: int, rule_types: Mapping[str, str]) -> None:
         self.lock = threading.Lock()
-        self.events: deque[tuple[float, str, list[dict[str, Any]]]] = deque()
+        self.events: deque[tuple[float, str, tuple[str, ...] | None, list[dict[str, Any]]]] = deque()
         self.last_updated: float | None = None
         self.processed: Counter[str] = Counter()
         self.signatures: Counter[tuple[str, tuple[str, ...]]] = Counter()
         self.rule_types = dict(rule_types)
-        self.recent: deque[tuple[float, str, list[dict[str, Any]]]] = deque(maxlen=recent_limit)
+        self.recent: deque[tuple[float, str, tuple[str, ...] | None, list[dict[str, Any]]]] = deque(maxlen=recent_limit)
         self.base: dict[str, Any] = {}
 
-    def record(self, tool: str, applied: list[dict[str, Any]]) -> None:
+    def record(self, tool: str, fired: tuple[str, ...] | None, applied: list[dict[str, Any]]) -> None:
+        """Count one call: ``fired`` is the ids of the rules that changed something (None: none did)."""
         events = self.events
-        events.append((time.time(), tool, applied))
+        events.append((time.time(), tool, fired, applied))
         if len(events) >= self._FOLD_EVERY:
             self.fold()
 
@@ -414,7 +475,7 @@ class _Stats:
                 return
             self.processed.update(map(_TOOL, batch))
             normalized = [event for event in batch if event[2]]
-            self.signatures.update((tool, tuple(map(_RULE_ID, applied))) for _, tool, applied in normalized)
+            self.signatures.update(map(_SIGNATURE, normalized))
             self.recent.extend(normalized)
             self.last_updated = max(self.last_updated or 0.0, batch[-1][0])
 
@@ -440,7 +501,7 @@ class _Stats:
                 if tool not in rule["tools"]:
                     rule["tools"].append(tool)
         saved_recent = base.get("recent_normalizations", [])
-        fresh = [{"ts": _timestamp(ts), "tool": tool, "applied": applied} for ts, tool, applied in recent]
+        fresh = [{"ts": _timestamp(ts), "tool": tool, "applied": applied} for ts, tool, _, applied in recent]
         return {
             "total_processed": base.get("total_processed", 0) + sum(processed.values()),
             "total_normalized": normalized,
@@ -468,8 +529,8 @@ class _Stats:
             self.last_updated = None
 
 
-_RULE_ID = operator.itemgetter("rule_id")
 _TOOL = operator.itemgetter(1)
+_SIGNATURE = operator.itemgetter(1, 2)  # (tool, ids of the rules that fired)
 
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -505,7 +566,7 @@ class Normalizer:
         self.on_conflict: ConflictPolicy = on_conflict
         self.stats_file = Path(stats_file) if stats_file is not None else None
         self._compiled = tuple((rule, _COMPILERS[rule.type](rule, on_conflict)) for rule in loaded)
-        self._by_tool: dict[str, tuple[Step, ...]] = {}
+        self._plans: dict[str, Plan] = {}
         self._stats = _Stats(self.recent_limit, {rule.id: rule.type for rule in loaded})
         self._autosave: tuple[threading.Thread, threading.Event] | None = None
         if self.stats_file is not None and self.stats_file.exists():
@@ -532,25 +593,23 @@ class Normalizer:
             raise RuleError(f"cannot read rules from {path}: {error.strerror}") from None
         return cls.from_json(text, **options)
 
-    def _steps_for(self, tool: str) -> tuple[Step, ...]:
-        steps = self._by_tool.get(tool)
-        if steps is None:
-            steps = self._by_tool[tool] = tuple(step for rule, step in self._compiled if rule.applies_to(tool))
-        return steps
+    def _plan_for(self, tool: str) -> Plan:
+        plan = self._plans.get(tool)
+        if plan is None:
+            plan = self._plans[tool] = _plan([(rule, step) for rule, step in self._compiled if rule.applies_to(tool)])
+        return plan
 
     def apply(self, tool: str, arguments: Mapping[str, Any]) -> NormalizeResult:
         """Normalize ``arguments`` for ``tool``. The input is never mutated."""
         normalized = dict(arguments)
-        applied = []
+        applied: list[dict[str, Any]] = []
+        fired: list[str] = []
         try:
-            for step in self._steps_for(tool):
-                entry = step(normalized)
-                if entry is not None:
-                    applied.append(entry)
+            self._plan_for(tool)(normalized, applied, fired)
         except NormalizationConflict:
-            self._stats.record(tool, [])  # processed, and not normalized
+            self._stats.record(tool, None, [])  # processed, and not normalized
             raise
-        self._stats.record(tool, applied)
+        self._stats.record(tool, tuple(fired) if fired else None, applied)
         if applied and logger.isEnabledFor(logging.INFO):
             logger.info(
                 "normalized %s arguments: %s",
