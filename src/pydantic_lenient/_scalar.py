@@ -19,6 +19,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 __all__ = (
+    "JSON_NUMBER_TEXT",
     "MAX_DIGIT_STRING_LENGTH",
     "canonical_input_schemas",
     "form_error",
@@ -32,6 +33,9 @@ __all__ = (
 
 MAX_DIGIT_STRING_LENGTH = 4300
 """Longest digit string an integer type converts: Python's default int/str conversion limit."""
+
+JSON_NUMBER_TEXT = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+"""The grammar of a JSON number (RFC 8259), unanchored; every string-to-number rule uses it."""
 
 # pydantic's own names for numeric constraints, as they reach a marker's JSON schema when they were
 # applied after it (`Annotated[LenientInt, Field(ge=1)]`), and the standard keywords they stand for.

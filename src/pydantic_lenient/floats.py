@@ -12,13 +12,13 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from ._scalar import form_error, lenient_scalar_schema, render_scalar, user_bounds
+from ._scalar import JSON_NUMBER_TEXT, form_error, lenient_scalar_schema, render_scalar, user_bounds
 
 __all__ = ("LenientFloat",)
 
 ERROR_TYPE = "lenient_float"
 
-JSON_NUMBER = r"^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$"
+JSON_NUMBER = f"^{JSON_NUMBER_TEXT}$"
 """A JSON number, as RFC 8259 spells it: no '+', no leading zeros, no bare '.', no NaN or Infinity."""
 
 _MESSAGE = "Input should be a finite number, or a string holding one in JSON number syntax"

@@ -31,6 +31,9 @@ from typing import Any, ClassVar, Literal, NamedTuple, TypeVar, get_args
 
 from pydantic import BaseModel, model_validator
 
+from ._scalar import JSON_NUMBER_TEXT, MAX_DIGIT_STRING_LENGTH
+from .integers import SIGNED_DIGITS
+
 __all__ = (
     "BUILTIN_RULES",
     "RULE_TYPES",
@@ -63,8 +66,8 @@ _COERCE_TARGETS: dict[str, frozenset[str]] = {
     "json_accept_both": frozenset({"string", "json"}),
 }
 _ARRAY_PATH = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*)?\[\]")
-_INTEGER_TEXT = re.compile(r"-?[0-9]+")
-_NUMBER_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_INTEGER_TEXT = re.compile(SIGNED_DIGITS)
+_NUMBER_TEXT = re.compile(JSON_NUMBER_TEXT)
 # Explicit spellings only: no truthiness, so "false", "0" and "" can never become True.
 _BOOLEAN_TEXT = {"true": True, "1": True, "false": False, "0": False}
 _NO_VALUE: Any = type("NoValue", (), {"__repr__": lambda self: "<no value>"})()
@@ -219,7 +222,7 @@ def _to_bool(text: str) -> Any:
 
 
 def _to_int(text: str) -> Any:
-    return int(text) if len(text) <= 4300 and _INTEGER_TEXT.fullmatch(text) else _NO_VALUE
+    return int(text) if len(text) <= MAX_DIGIT_STRING_LENGTH and _INTEGER_TEXT.fullmatch(text) else _NO_VALUE
 
 
 def _to_float(text: str) -> Any:

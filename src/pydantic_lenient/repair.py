@@ -37,6 +37,7 @@ from urllib.parse import unquote
 from pydantic_core import from_json
 
 from ._jsonschema import Draft, Unresolvable, Validator, ecma_regex, host_validator
+from ._scalar import JSON_NUMBER_TEXT, MAX_DIGIT_STRING_LENGTH
 
 __all__ = ("RepairResult", "Repairer", "repair_arguments")
 
@@ -46,7 +47,7 @@ _ALL = frozenset({"null", "boolean", "integer", "number", "string", "array", "ob
 _NONE: frozenset[str] = frozenset()
 _EXPANDED = {name: frozenset({name}) for name in _ALL} | {"number": frozenset({"number", "integer"})}
 _JSON_WHITESPACE = " \t\n\r"
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_JSON_NUMBER = re.compile(JSON_NUMBER_TEXT)
 _JSON_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _MISSING: Any = object()
 _MEMO_LIMIT = 50_000  # cached nodes per Repairer; past it, work is recomputed rather than stored
@@ -282,7 +283,7 @@ class Repairer:
 
     def _number(self, text: str, types: frozenset[str]) -> Any:
         trimmed = text.strip(_JSON_WHITESPACE)  # JSON allows whitespace around a number, and only that
-        if len(trimmed) > 4300 or not _JSON_NUMBER.fullmatch(trimmed):
+        if len(trimmed) > MAX_DIGIT_STRING_LENGTH or not _JSON_NUMBER.fullmatch(trimmed):
             return _MISSING
         number: int | float = int(trimmed) if _JSON_INTEGER.fullmatch(trimmed) else float(trimmed)
         if isinstance(number, float) and not math.isfinite(number):
@@ -369,7 +370,7 @@ class Repairer:
         try:
             repaired = self._walk(arguments, self.schema, "", 0, repairs)
         except (_OverBudget, RecursionError):
-            repaired, repairs = self._copy(arguments), []
+            repaired, repairs = _copy_containers(arguments, self.max_depth), []
         if repairs:
             logger.info(
                 "repaired %d argument(s): %s",
@@ -379,16 +380,9 @@ class Repairer:
             )
         return RepairResult(repaired, repairs, self.is_valid(repaired))
 
-    def _copy(self, arguments: Any) -> Any:
-        """A copy of the containers ``_walk`` would rebuild (bounded like it), changing nothing."""
-        saved, self._remaining = self._remaining, self.budget
-        try:
-            return _copy_containers(arguments, self.max_depth)
-        finally:
-            self._remaining = saved
-
 
 def _copy_containers(value: Any, depth: int) -> Any:
+    """A copy of the containers the walk would rebuild (as deep as it goes), changing nothing."""
     if depth < 0:
         return value
     if isinstance(value, Mapping):
