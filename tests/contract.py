@@ -11,9 +11,10 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
-from pydantic import BaseModel, ValidationError, create_model
+import annotated_types
+from pydantic import BaseModel, Field, ValidationError, create_model
 from pydantic_core import ErrorDetails
 
 import pydantic_lenient as pl
@@ -36,6 +37,13 @@ SCALAR_TYPES: dict[str, tuple[Any, str]] = {
     "LenientI64": (pl.LenientI64, "integer"),
     "LenientFloat": (pl.LenientFloat, "number"),
     "StrictBoolish": (pl.StrictBoolish, "boolean"),
+    # Bounds added outside the marker, whose advertised patterns are tightened (README, "Bounds compose").
+    "LenientInt[1..500]": (Annotated[pl.LenientInt, Field(ge=1, le=500)], "integer"),
+    "LenientInt[>=0]": (Annotated[pl.LenientInt, annotated_types.Ge(0)], "integer"),
+    "LenientInt(-3..3)": (Annotated[pl.LenientInt, Field(gt=-3, lt=3)], "integer"),
+    "LenientUInt[>=1]": (Annotated[pl.LenientUInt, Field(ge=1)], "integer"),
+    "LenientU8[<=100]": (Annotated[pl.LenientU8, Field(le=100)], "integer"),
+    "LenientFloat(0..1]": (Annotated[pl.LenientFloat, Field(gt=0, le=1)], "number"),
 }
 
 RANGE_ERROR_TYPES = frozenset({"greater_than_equal", "less_than_equal", "greater_than", "less_than", "multiple_of"})
@@ -76,8 +84,8 @@ def is_listed_exception(value: Any, verdict: Verdict) -> bool:
     if not isinstance(value, str) or len(verdict.errors) != 1:
         return False
     error_type = verdict.errors[0]["type"]
-    if error_type in RANGE_ERROR_TYPES:  # a digit string the pattern admits, out of range
-        return any(re.fullmatch(pattern, value) for pattern in ALL_DIGIT_PATTERNS)
+    if error_type in RANGE_ERROR_TYPES:  # a digit (or JSON-number) string the pattern admits, out of range
+        return any(re.fullmatch(pattern, value) for pattern in (*ALL_DIGIT_PATTERNS, JSON_NUMBER))
     if error_type == "lenient_int":  # longer than Python's int/str conversion limit
         return len(value) > MAX_DIGIT_STRING_LENGTH
     if error_type == "lenient_float":  # JSON number text whose value overflows a double
