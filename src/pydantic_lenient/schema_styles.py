@@ -14,6 +14,7 @@ model provider's schema subset can read:
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel
@@ -141,25 +142,32 @@ def _type_array_to_any_of(schema: Schema) -> Schema:
     return {"anyOf": branches, **rest}
 
 
+_STYLE_REWRITES: dict[str, Callable[[Schema], Schema]] = {
+    "type-array": lambda node: _any_of_to_type_array(_flatten_nested_any_of(node)),
+    "any-of": lambda node: _flatten_nested_any_of(_type_array_to_any_of(node)),
+    # "strict" is decided while the schema is generated (lenient fields render canonically).
+    "strict": lambda node: node,
+}
+
+
+def _style_rewrite(style: Style) -> Callable[[Schema], Schema]:
+    try:
+        return _STYLE_REWRITES[style]
+    except KeyError:
+        raise ValueError(f"unknown style {style!r}; expected one of {', '.join(STYLES)}") from None
+
+
 def apply_style(schema: JsonSchemaValue, style: Style) -> JsonSchemaValue:
     """Rewrite a whole JSON schema into ``style``'s shape without changing what it admits.
 
-    "strict" is decided while the schema is generated (lenient fields render canonically), so here
-    it leaves the schema as pydantic wrote it.
+    ``"strict"`` leaves the schema as it is: that style is decided while a schema is generated.
     """
-    if style == "type-array":
-        result = transform_bottom_up(schema, lambda node: _any_of_to_type_array(_flatten_nested_any_of(node)))
-    elif style == "any-of":
-        result = transform_bottom_up(schema, lambda node: _flatten_nested_any_of(_type_array_to_any_of(node)))
-    elif style == "strict":
-        result = schema
-    else:
-        raise ValueError(f"unknown style {style!r}; expected one of {', '.join(STYLES)}")
-    return dict(result)
+    return dict(transform_bottom_up(schema, _style_rewrite(style)))
 
 
 class LenientJsonSchema(GenerateJsonSchema):
-    """pydantic's JSON schema generator, writing lenient fields in one input-schema style.
+    """pydantic's JSON schema generator, writing lenient fields in one input-schema style, and
+    leaving out pydantic's OpenAPI ``discriminator`` keyword (see `input_schema`).
 
     Use a subclass from `generator_for`, or pass it to ``model_json_schema(schema_generator=...)``.
     """
@@ -170,7 +178,9 @@ class LenientJsonSchema(GenerateJsonSchema):
         canonical = canonical_input_schemas() if self.style == "strict" else contextlib.nullcontext()
         with canonical:
             json_schema = super().generate(schema, mode=mode)
-        return apply_style(json_schema, self.style)
+        rewrite = _style_rewrite(self.style)
+        # One pass: the style's rewrite, and dropping pydantic's OpenAPI-only keywords.
+        return dict(transform_bottom_up(json_schema, lambda node: rewrite(_without_openapi_keywords(node))))
 
 
 _GENERATORS: dict[Style, type[LenientJsonSchema]] = {
@@ -194,7 +204,6 @@ def input_schema(model: type[BaseModel], *, style: Style = "type-array") -> dict
     dialect is JSON Schema 2020-12, MCP's default (pydantic writes tuples with ``prefixItems``).
     """
     schema = model.model_json_schema(schema_generator=generator_for(style), mode="validation")
-    schema = transform_bottom_up(schema, _without_openapi_keywords)
     return _object_root(schema, getattr(model, "__name__", repr(model)))
 
 
