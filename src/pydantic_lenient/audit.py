@@ -23,7 +23,7 @@ from .json_values import AcceptJsonText
 __all__ = ("Finding", "audit", "format_findings")
 
 Level = Literal["error", "note"]
-_SEQUENCES = {list: "list", set: "set", frozenset: "frozenset", tuple: "tuple"}
+_SEQUENCES = frozenset({list, set, frozenset, tuple})
 _UNION_TYPES = (typing.Union, types.UnionType)
 
 
@@ -112,17 +112,17 @@ def _audit_structure(annotation: Any, path: str, seen: set[type]) -> Iterator[Fi
 
 
 def _children(base: Any, path: str) -> Iterator[tuple[Any, str]]:
-    """The annotations one level inside a structured type, with their paths."""
+    """The annotations one level inside a type `_is_structured` admits, with their paths."""
     origin = typing.get_origin(base) or base
     arguments = typing.get_args(base)
-    if origin in _SEQUENCES or origin in (typing.Sequence, list):
+    if origin in _SEQUENCES:
         for index, item in enumerate(arguments):
             if item is not Ellipsis:
                 yield (
                     item,
                     f"{path}[{index}]" if origin is tuple and Ellipsis not in arguments else f"{path}[]",
                 )
-    elif origin is dict or origin is typing.Mapping:
+    elif origin is dict:
         if len(arguments) == 2:
             yield arguments[1], f"{path}{{}}"
     elif isinstance(base, type) and issubclass(base, BaseModel):

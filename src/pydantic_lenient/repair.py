@@ -317,7 +317,7 @@ class Repairer:
                 if parsed is not _MISSING:
                     return parsed, "json_text_to_structure"
             return None
-        if types == {"string"} and isinstance(value, (bool, int, float)) and json_type(value) != "unknown":
+        if types == {"string"} and isinstance(value, (bool, int, float)):
             if isinstance(value, float) and not math.isfinite(value):
                 return None
             text = ("true" if value else "false") if isinstance(value, bool) else repr(value)  # JSON spelling
