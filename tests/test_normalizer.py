@@ -19,6 +19,7 @@ from pydantic_lenient.normalizer import (
     BUILTIN_RULES,
     NormalizationConflict,
     Normalizer,
+    NormalizeResult,
     Rule,
     RuleError,
     rules_from_model,
@@ -422,3 +423,87 @@ def test_any_parameter_name_is_safe_in_the_compiled_plan(name: str) -> None:
     result = Normalizer(rules).apply("t", {name: "7"})
     assert result.arguments == {name + "!": 7, name + "?": name}
     assert [entry["rule_id"] for entry in result.applied] == [rule["id"] for rule in rules]
+
+
+@pytest.mark.parametrize(
+    ("sent", "same"),
+    [
+        ({"old_str": 1, "old_text": True}, False),  # Python's == says 1 == True; JSON does not
+        ({"old_str": [0], "old_text": [False]}, False),
+        ({"old_str": {"a": 1}, "old_text": {"a": 1.0}}, True),  # one JSON number
+        ({"old_str": [1, "a"], "old_text": [1, "a"]}, True),
+    ],
+    ids=repr,
+)
+def test_both_names_with_the_same_value_means_the_same_json_value(sent: dict[str, Any], same: bool) -> None:
+    normalizer = Normalizer([ALIAS])
+    if not same:
+        with pytest.raises(NormalizationConflict):
+            normalizer.apply("t", sent)
+        return
+    result = normalizer.apply("t", sent)
+    assert result.arguments == {"old_text": sent["old_text"]}
+    assert result.applied[0]["note"] == "same value sent under both names; kept one"
+    nested = _rule(type="nested_alias", **PAYLOAD, **{"from": "old_str", "to": "old_text"})
+    steps = Normalizer([nested]).apply("t", {"pipeline_json": {"steps": [sent]}}).arguments["pipeline_json"]["steps"]
+    assert steps == [{"old_text": sent["old_str"]}]
+
+
+@given(
+    text=st.text(alphabet=st.sampled_from("truefalsTRUEFALS01 \u0130K\u0131\u212a"), max_size=6) | st.text(max_size=6)
+)
+def test_a_boolean_is_read_only_from_its_explicit_spellings(text: str) -> None:
+    rule = _rule(type="type_coerce", **{"from": "f", "coerce_to": "bool"})
+    spelled = text.lower() if text.isascii() else None  # "İ".lower() and the Kelvin sign must not count
+    expected = {"true": True, "1": True, "false": False, "0": False}.get(spelled or "", text)
+    assert Normalizer([rule]).apply("t", {"f": text}).arguments == {"f": expected}
+
+
+def test_applied_is_built_once_and_hands_out_copies() -> None:
+    rules = [DEFAULT | {"value": {"deep": [1]}}, ALIAS | {"id": "a"}]
+    normalizer = Normalizer(rules)
+    result = normalizer.apply("t", {"old_str": "x"})
+    assert result.applied is result.applied
+    assert result.applied == [
+        {"rule_id": "r", "type": "param_default", "param": "limit", "from": None, "to": {"deep": [1]}},
+        {"rule_id": "a", "type": "param_alias", "param": "old_str", "from": "old_str", "to": "old_text"},
+    ]
+    result.applied[0]["to"]["deep"].append(2)  # the caller's copy, not the rule's value
+    result.arguments["limit"]["deep"].append(3)
+    again = normalizer.apply("t", {})
+    assert again.arguments == {"limit": {"deep": [1]}}
+    assert again.applied[0]["to"] == {"deep": [1]}
+    assert normalizer.stats()["recent_normalizations"][0]["applied"][0]["to"] == {"deep": [1]}
+    assert repr(again) == f"NormalizeResult(arguments={again.arguments!r}, applied={again.applied!r})"
+    assert NormalizeResult({"a": 1}, again.applied).applied == again.applied
+
+
+def test_tools_no_rule_names_share_one_plan() -> None:
+    normalizer = Normalizer(
+        [_rule(tools=["*"], type="param_default", **{"from": "a", "value": 1}), ALIAS | {"id": "x"}]
+    )
+    for index in range(500):
+        assert normalizer.apply(f"unknown{index}", {}).arguments == {"a": 1}
+    plans = {partial.func for tool, partial in normalizer._plans.items() if tool.startswith("unknown")}
+    assert len(plans) == 1  # hostile tool names compile nothing
+    assert normalizer.apply("t", {"old_str": "s"}).arguments == {"old_text": "s", "a": 1}
+    stats = normalizer.stats()
+    assert stats["total_processed"] == stats["total_normalized"] == 501
+    assert stats["by_tool"]["unknown499"] == {"processed": 1, "normalized": 1}
+    assert stats["by_rule"]["x"]["tools"] == ["t"]
+
+
+def test_stats_count_every_rule_of_a_large_rule_set() -> None:
+    # More rules than a machine word has bits: a call's signature is an unbounded int.
+    rules = [
+        _rule(id=f"d{n}", tools=["t", "u"], type="param_default", **{"from": f"p{n}", "value": n}) for n in range(70)
+    ]
+    normalizer = Normalizer(rules)
+    normalizer.apply("t", {})
+    normalizer.apply("u", {"p69": "sent"})
+    normalizer.apply("u", {f"p{n}": n for n in range(70)})
+    stats = normalizer.stats()
+    assert stats["by_tool"] == {"t": {"processed": 1, "normalized": 1}, "u": {"processed": 2, "normalized": 1}}
+    assert [stats["by_rule"][f"d{n}"]["hits"] for n in (0, 68, 69)] == [2, 2, 1]
+    assert stats["by_rule"]["d69"]["tools"] == ["t"]
+    assert [entry["rule_id"] for entry in stats["recent_normalizations"][1]["applied"]] == [f"d{n}" for n in range(69)]

@@ -13,6 +13,8 @@ Python), apply in order, never mutate their input, never lose a value, and recor
 from __future__ import annotations
 
 import copy
+import functools
+import itertools
 import json
 import logging
 import math
@@ -27,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, ClassVar, Literal, NamedTuple, TypeVar, get_args
+from typing import Any, ClassVar, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, model_validator
 
@@ -68,8 +70,6 @@ _COERCE_TARGETS: dict[str, frozenset[str]] = {
 _ARRAY_PATH = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*)?\[\]")
 _INTEGER_TEXT = re.compile(SIGNED_DIGITS)
 _NUMBER_TEXT = re.compile(JSON_NUMBER_TEXT)
-# Explicit spellings only: no truthiness, so "false", "0" and "" can never become True.
-_BOOLEAN_TEXT = {"true": True, "1": True, "false": False, "0": False}
 _NO_VALUE: Any = type("NoValue", (), {"__repr__": lambda self: "<no value>"})()
 
 BUILTIN_RULES: tuple[Rule, ...] = ()
@@ -167,58 +167,96 @@ class Rule:
         return "*" in self.tools or tool in self.tools
 
 
-class NormalizeResult(NamedTuple):
-    """``arguments``: a new object, normalized; ``applied``: one ``{rule_id, type, param, from, to}``
-    per rule that changed something."""
+ConflictPolicy = Literal["error", "keep_target"]
+
+# What a call keeps for each rule that changed something: (rule_id, type, param, from, to), plus a
+# note when there is one. Most records are constant tuples; they become the documented dicts only
+# when read, so a call that nobody inspects allocates no dict per rule.
+Record = tuple[Any, ...]
+_ENTRY_KEYS = ("rule_id", "type", "param", "from", "to", "note")
+_DEFAULT_TYPES = frozenset({"param_default", "nested_default"})
+
+
+def _entry(record: Record) -> dict[str, Any]:
+    entry = dict(zip(_ENTRY_KEYS, record, strict=False))  # a note is optional
+    if record[1] in _DEFAULT_TYPES:
+        entry["to"] = copy.deepcopy(entry["to"])  # the rule's own value: never hand it out
+    return entry
+
+
+class NormalizeResult:
+    """What `Normalizer.apply` returns.
+
+    ``arguments``: a new dict, normalized. ``applied``: one ``{rule_id, type, param, from, to}`` dict
+    (with a ``note`` where there is one) per rule that changed something, in order, built when first read.
+    """
+
+    __slots__ = ("_applied", "_records", "arguments")
 
     arguments: dict[str, Any]
-    applied: list[dict[str, Any]]
+    _records: list[Record]
+    _applied: list[dict[str, Any]] | None
+
+    def __init__(self, arguments: dict[str, Any], applied: Iterable[dict[str, Any]]) -> None:
+        self.arguments, self._records, self._applied = arguments, [], list(applied)
+
+    @property
+    def applied(self) -> list[dict[str, Any]]:
+        if self._applied is None:
+            self._applied = [_entry(record) for record in self._records]
+        return self._applied
+
+    def __repr__(self) -> str:
+        return f"NormalizeResult(arguments={self.arguments!r}, applied={self.applied!r})"
 
 
-ConflictPolicy = Literal["error", "keep_target"]
-# A rule compiled for one conflict policy: it edits the arguments (a private copy) in place and
-# returns what it did, or None. Rules are compiled once, so a call pays no dispatch or lookups.
-Step = Callable[[dict[str, Any]], "dict[str, Any] | None"]
+def _same_value(left: Any, right: Any) -> bool:
+    """Equality of JSON values: unlike Python's ``==``, ``true`` is not ``1``."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return left is right
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(_same_value(left[key], right[key]) for key in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(_same_value, left, right))
+    return bool(left == right)
 
 
-def _compile_param_alias(rule: Rule, policy: ConflictPolicy) -> Step:
+# The rare paths of the generated plan (see `_plan`): each edits the arguments, a private copy, in
+# place and returns its record, or None when it changed nothing.
+Step = Callable[[dict[str, Any]], "Record | None"]
+
+
+def _alias_both_sent(rule: Rule, policy: ConflictPolicy) -> Step:
+    """A rename whose source and target were both sent."""
     rule_id, source, target = rule.id, str(rule.from_), str(rule.to)
 
-    def rename(arguments: dict[str, Any]) -> dict[str, Any] | None:
-        if source not in arguments:
-            return None
-        entry = {"rule_id": rule_id, "type": "param_alias", "param": source, "from": source, "to": target}
-        if target not in arguments:
-            arguments[target] = arguments.pop(source)
-        elif arguments[target] == arguments[source]:
+    def resolve(arguments: dict[str, Any]) -> Record:
+        if _same_value(arguments[target], arguments[source]):
             del arguments[source]
-            entry["note"] = "same value sent under both names; kept one"
-        elif policy == "keep_target":
-            entry["note"] = f"conflict: kept {target}, dropped {source}={arguments.pop(source)!r}"
-        else:
-            raise NormalizationConflict(
-                f"rule {rule_id!r}: got both {source!r} ({arguments[source]!r}) and {target!r} "
-                f"({arguments[target]!r}); refusing to drop either"
-            )
-        return entry
+            return (rule_id, "param_alias", source, source, target, "same value sent under both names; kept one")
+        if policy == "keep_target":
+            dropped = arguments.pop(source)
+            note = f"conflict: kept {target}, dropped {source}={dropped!r}"
+            return (rule_id, "param_alias", source, source, target, note)
+        raise NormalizationConflict(
+            f"rule {rule_id!r}: got both {source!r} ({arguments[source]!r}) and {target!r} "
+            f"({arguments[target]!r}); refusing to drop either"
+        )
 
-    return rename
-
-
-def _compile_param_default(rule: Rule, policy: ConflictPolicy) -> Step:
-    rule_id, name, value = rule.id, str(rule.from_), rule.value
-
-    def fill(arguments: dict[str, Any]) -> dict[str, Any] | None:
-        if name in arguments:
-            return None
-        arguments[name] = copy.deepcopy(value)
-        return {"rule_id": rule_id, "type": "param_default", "param": name, "from": None, "to": value}
-
-    return fill
+    return resolve
 
 
-def _to_bool(text: str) -> Any:
-    return _BOOLEAN_TEXT.get(text.lower() if text.isascii() else text, _NO_VALUE)
+def _variants(word: str) -> set[str]:
+    return {"".join(letters) for letters in itertools.product(*({letter, letter.upper()} for letter in word))}
+
+
+# Explicit spellings only, in any ASCII case: no truthiness, so "false", "0" and "" never become True.
+_BOOLEAN_TEXT = {
+    **dict.fromkeys(_variants("true"), True),
+    **dict.fromkeys(_variants("false"), False),
+    "1": True,
+    "0": False,
+}
 
 
 def _to_int(text: str) -> Any:
@@ -232,25 +270,9 @@ def _to_float(text: str) -> Any:
     return number if math.isfinite(number) else _NO_VALUE
 
 
-# The explicit conversions of a string, by target; each returns _NO_VALUE where there is none.
-_CONVERSIONS: dict[str, Callable[[str], Any]] = {"bool": _to_bool, "int": _to_int, "float": _to_float}
-
-
-def _compile_type_coerce(rule: Rule, policy: ConflictPolicy) -> Step:
-    rule_id, name = rule.id, str(rule.from_)
-    convert = _CONVERSIONS[str(rule.coerce_to)]
-
-    def coerce(arguments: dict[str, Any]) -> dict[str, Any] | None:
-        before = arguments.get(name)
-        if before.__class__ is not str:  # absent, or not a string: nothing to coerce
-            return None
-        after = convert(before)
-        if after is _NO_VALUE:
-            return None
-        arguments[name] = after
-        return {"rule_id": rule_id, "type": "type_coerce", "param": name, "from": before, "to": after}
-
-    return coerce
+# The explicit conversions of a string to a number; each returns _NO_VALUE where there is none.
+# (Booleans are a lookup in _BOOLEAN_TEXT, inline in the generated plan.)
+_NUMBER_CONVERSIONS: dict[str, Callable[[str], Any]] = {"int": _to_int, "float": _to_float}
 
 
 def _compact_json(value: Any) -> str:
@@ -260,15 +282,14 @@ def _compact_json(value: Any) -> str:
 def _compile_json_accept_both(rule: Rule, policy: ConflictPolicy) -> Step:
     rule_id, name = rule.id, str(rule.from_)
 
-    def to_text(arguments: dict[str, Any]) -> dict[str, Any] | None:
+    def to_text(arguments: dict[str, Any]) -> Record | None:
         value = arguments.get(name)
         if not isinstance(value, (list, dict)):
             return None
         arguments[name] = _compact_json(value)
-        before = "array" if isinstance(value, list) else "object"
-        return {"rule_id": rule_id, "type": "json_accept_both", "param": name, "from": before, "to": "string"}
+        return (rule_id, "json_accept_both", name, "array" if isinstance(value, list) else "object", "string")
 
-    def to_structure(arguments: dict[str, Any]) -> dict[str, Any] | None:
+    def to_structure(arguments: dict[str, Any]) -> Record | None:
         value = arguments.get(name)
         if not isinstance(value, str):
             return None
@@ -279,8 +300,7 @@ def _compile_json_accept_both(rule: Rule, policy: ConflictPolicy) -> Step:
         if not isinstance(parsed, (list, dict)):
             return None
         arguments[name] = parsed
-        after = "array" if isinstance(parsed, list) else "object"
-        return {"rule_id": rule_id, "type": "json_accept_both", "param": name, "from": "string", "to": after}
+        return (rule_id, "json_accept_both", name, "string", "array" if isinstance(parsed, list) else "object")
 
     return to_structure if rule.coerce_to == "json" else to_text
 
@@ -309,15 +329,10 @@ def _payload_items(
 def _compile_nested(rule: Rule, change: Callable[[dict[str, Any], int], bool]) -> Step:
     payload_name, array_path = str(rule.in_payload), str(rule.array_path)
     path = tuple(array_path[:-2].split(".")) if array_path != "[]" else ()
-    entry = {
-        "rule_id": rule.id,
-        "type": rule.type,
-        "param": f"{payload_name}.{array_path}.{rule.from_}",
-        "from": rule.from_,
-        "to": rule.to if rule.type == "nested_alias" else rule.value,
-    }
+    to = rule.to if rule.type == "nested_alias" else rule.value
+    record = (rule.id, rule.type, f"{payload_name}.{array_path}.{rule.from_}", rule.from_, to)
 
-    def apply(arguments: dict[str, Any]) -> dict[str, Any] | None:
+    def apply(arguments: dict[str, Any]) -> Record | None:
         found = _payload_items(payload_name, path, arguments)
         if found is None:
             return None
@@ -327,7 +342,7 @@ def _compile_nested(rule: Rule, change: Callable[[dict[str, Any], int], bool]) -
             return None
         # A payload that came as text goes back as text; one that came as structure stays structure.
         arguments[payload_name] = _compact_json(payload) if as_text else payload
-        return dict(entry)
+        return record
 
     return apply
 
@@ -338,7 +353,7 @@ def _compile_nested_alias(rule: Rule, policy: ConflictPolicy) -> Step:
     def rename(item: dict[str, Any], index: int) -> bool:
         if source not in item:
             return False
-        if target in item and item[target] != item[source]:
+        if target in item and not _same_value(item[target], item[source]):
             if policy == "keep_target":
                 del item[source]
                 return True
@@ -364,74 +379,151 @@ def _compile_nested_default(rule: Rule, policy: ConflictPolicy) -> Step:
     return _compile_nested(rule, fill)
 
 
-def _guard(rule: Rule) -> str:
-    """A Python expression over ``arguments`` that is false whenever the rule cannot apply.
-
-    Names and ids enter the generated code only through ``repr`` of strings and dicts of strings,
-    so they are always literals.
-    """
-    name = repr(rule.in_payload if rule.type.startswith("nested") else rule.from_)
-    if rule.type == "param_default":
-        return f"{name} not in arguments"
-    if rule.type == "type_coerce" or (rule.type == "json_accept_both" and rule.coerce_to == "json"):
-        return f"arguments.get({name}).__class__ is str"
-    if rule.type == "json_accept_both":
-        return f"isinstance(arguments.get({name}), _STRUCTURES)"
-    return f"{name} in arguments"
-
-
-Plan = Callable[[dict[str, Any], list[dict[str, Any]], list[str]], None]
-
-
-def _plan(rules: Sequence[tuple[Rule, Step]]) -> Plan:
-    """One function applying ``rules`` in order, with each rule's cheap guard inline.
-
-    A call pays a function call only for the rules whose guard passes, which is what lets a
-    normalizer cost less than validating the call it normalizes. The generated source is built
-    from `_guard` expressions alone (the technique dataclasses and attrs use).
-    """
-    namespace: dict[str, Any] = {"_STRUCTURES": (list, dict)}
-    lines = ["def plan(arguments, applied, fired):"]
-    for index, (rule, step) in enumerate(rules):
-        namespace[f"_step{index}"] = step
-        call_step = [
-            f"entry = _step{index}(arguments)",
-            "if entry is not None:",
-            "    applied.append(entry)",
-            f"    fired.append({rule.id!r})",
-        ]
-        lines.append(f"    if {_guard(rule)}:")
-        if rule.type == "param_alias":
-            # The usual rename (the target not sent) inline; both sent goes to the step's checks.
-            source, target = repr(rule.from_), repr(rule.to)
-            entry = repr(
-                {"rule_id": rule.id, "type": rule.type, "param": rule.from_, "from": rule.from_, "to": rule.to}
-            )
-            lines += [
-                f"        if {target} not in arguments:",
-                f"            arguments[{target}] = arguments.pop({source})",
-                f"            applied.append({entry})",
-                f"            fired.append({rule.id!r})",
-                "        else:",
-                *(f"            {line}" for line in call_step),
-            ]
-        else:
-            lines += [f"        {line}" for line in call_step]
-    if not rules:
-        lines.append("    pass")
-    exec("\n".join(lines), namespace)
-    plan: Plan = namespace["plan"]
-    return plan
-
-
-_COMPILERS: dict[str, Callable[[Rule, ConflictPolicy], Step]] = {
-    "param_alias": _compile_param_alias,
-    "param_default": _compile_param_default,
-    "type_coerce": _compile_type_coerce,
+_STEPS: dict[str, Callable[[Rule, ConflictPolicy], Step]] = {
     "json_accept_both": _compile_json_accept_both,
     "nested_alias": _compile_nested_alias,
     "nested_default": _compile_nested_default,
 }
+_ATOMS = (str, int, float, bool, type(None))  # default values a call can share without a copy
+
+
+def _rule_source(rule: Rule, index: int, policy: ConflictPolicy, namespace: dict[str, Any]) -> list[str]:
+    """The generated lines applying ``rule``, the normalizer's rule number ``index``, to ``arguments``:
+    when it changes something, it appends its record to ``records`` and sets its bit in ``fired``.
+
+    Names and ids enter the source only as ``repr`` of strings (and tuples of strings), so they are
+    always literals; every other value is bound in ``namespace``.
+    """
+    bit = 1 << index
+    param = repr(rule.in_payload if rule.type.startswith("nested") else rule.from_)
+    if rule.type == "param_alias":
+        namespace[f"_both_sent{index}"] = _alias_both_sent(rule, policy)
+        target, record = repr(rule.to), repr((rule.id, rule.type, rule.from_, rule.from_, rule.to))
+        return [
+            f"if {param} in arguments:",
+            f"    if {target} not in arguments:",
+            f"        arguments[{target}] = arguments.pop({param})",
+            f"        records.append({record})",
+            "    else:",
+            f"        records.append(_both_sent{index}(arguments))",
+            f"    fired |= {bit}",
+        ]
+    if rule.type == "param_default":
+        namespace[f"_value{index}"] = rule.value
+        namespace[f"_record{index}"] = (rule.id, rule.type, rule.from_, None, rule.value)
+        value = f"_value{index}" if isinstance(rule.value, _ATOMS) else f"_deepcopy(_value{index})"
+        return [
+            f"if {param} not in arguments:",
+            f"    arguments[{param}] = {value}",
+            f"    records.append(_record{index})",
+            f"    fired |= {bit}",
+        ]
+    if rule.type == "type_coerce":
+        record = f"({rule.id!r}, 'type_coerce', {param}, value, converted)"
+        if rule.coerce_to == "bool":  # a table lookup, no call
+            return [
+                f"value = arguments.get({param})",
+                "if value.__class__ is str and value in _BOOLEAN_TEXT:",  # absent or not a string: nothing to do
+                f"    converted = arguments[{param}] = _BOOLEAN_TEXT[value]",
+                f"    records.append({record})",
+                f"    fired |= {bit}",
+            ]
+        namespace[f"_convert{index}"] = _NUMBER_CONVERSIONS[str(rule.coerce_to)]
+        return [
+            f"value = arguments.get({param})",
+            "if value.__class__ is str:",
+            f"    converted = _convert{index}(value)",
+            "    if converted is not _NO_VALUE:",
+            f"        arguments[{param}] = converted",
+            f"        records.append({record})",
+            f"        fired |= {bit}",
+        ]
+    namespace[f"_step{index}"] = _STEPS[rule.type](rule, policy)
+    # A cheap guard first: the step runs only when the parameter could need it.
+    if rule.type == "json_accept_both" and rule.coerce_to == "json":
+        guard = f"arguments.get({param}).__class__ is str"
+    elif rule.type == "json_accept_both":
+        guard = f"isinstance(arguments.get({param}), _STRUCTURES)"
+    else:
+        guard = f"{param} in arguments"
+    return [
+        f"if {guard}:",
+        f"    record = _step{index}(arguments)",
+        "    if record is not None:",
+        "        records.append(record)",
+        f"        fired |= {bit}",
+    ]
+
+
+# A generated plan is called as plan(tool, signature, arguments), where ``signature`` is the tool's
+# number shifted past the rules' bits (see `_Stats`); each tool binds its own with `partial`.
+Plan = Callable[[str, int, Mapping[str, Any]], NormalizeResult]
+
+
+def _log_normalized(tool: str, records: list[Record]) -> None:
+    rule_ids = [record[0] for record in records]
+    applied = [_entry(record) for record in records]
+    logger.info(
+        "normalized %s arguments: %s",
+        tool,
+        ", ".join(rule_ids),
+        extra={"tool": tool, "rule_ids": rule_ids, "applied": applied},
+    )
+
+
+def _plan(rules: Sequence[tuple[int, Rule]], policy: ConflictPolicy, stats: _Stats) -> Plan:
+    """One generated function that normalizes a copy of a call's arguments and counts the call.
+
+    ``rules`` are the applicable rules, each with its number in the normalizer: a rule that fires
+    sets its bit in the call's signature.
+
+    Each rule's usual change is inline, behind a cheap guard; only rare or heavy paths (both alias
+    names sent, JSON payloads) call a step. Generating source is the technique dataclasses and attrs
+    use; it is what lets normalizing cost less than validating the call it normalizes.
+    """
+    namespace: dict[str, Any] = {
+        "_STRUCTURES": (list, dict),
+        "_BOOLEAN_TEXT": _BOOLEAN_TEXT,
+        "_NO_VALUE": _NO_VALUE,
+        "_deepcopy": copy.deepcopy,
+        "_time": time.time,
+        "_events": stats.events,
+        "_add_event": stats.events.append,
+        "_FOLD_EVERY": stats.FOLD_EVERY,
+        "_fold": stats.fold,
+        "_log_enabled": logger.isEnabledFor,
+        "_INFO": logging.INFO,
+        "_log_normalized": _log_normalized,
+        "_new": object.__new__,
+        "_Result": NormalizeResult,
+        "_Conflict": NormalizationConflict,
+    }
+    body = [line for index, rule in rules for line in _rule_source(rule, index, policy, namespace)]
+    source = [
+        "def plan(tool, signature, arguments):",
+        "    arguments = dict(arguments)",
+        "    records = []",
+        "    fired = signature",
+        "    try:",
+        *(f"        {line}" for line in body or ["pass"]),
+        "    except _Conflict:",
+        "        _add_event((_time(), signature, ()))",  # processed, and not normalized
+        "        raise",
+        "    _add_event((_time(), fired, records))",
+        "    if len(_events) >= _FOLD_EVERY:",
+        "        _fold()",
+        "    if records and _log_enabled(_INFO):",
+        "        _log_normalized(tool, records)",
+        # A NormalizeResult whose `applied` is built from the records when read (skipping __init__)
+        "    result = _new(_Result)",
+        "    result.arguments = arguments",
+        "    result._records = records",
+        "    result._applied = None",
+        "    return result",
+    ]
+    exec("\n".join(source), namespace)
+    plan: Plan = namespace["plan"]
+    return plan
 
 
 def _timestamp(seconds: float | None) -> str | None:
@@ -443,70 +535,75 @@ def _timestamp(seconds: float | None) -> str | None:
 class _Stats:
     """Counters behind `Normalizer.stats`.
 
-    A call only appends an event to a deque (``deque.append`` is thread-safe); events are folded
-    into the counters in bulk, under ``lock``, every ``_FOLD_EVERY`` calls and before every read,
-    so each is counted exactly once. A call with rules applied is counted by its *signature*: the
-    tool and the ids of the rules that fired. `snapshot` expands signatures into the documented
-    per-tool and per-rule counts. Counts restored from a saved file are a base that snapshots add to.
+    A call only appends an event ``(time, signature, records)`` to a deque (``deque.append`` is
+    thread-safe). The *signature* is one int: bit ``k`` is set when ``rules[k]`` fired, and the bits
+    above the rules' hold the tool's number (`tool_signature`), so counting a call is counting an
+    int. Events are folded into counts per signature in bulk, under ``lock``, every ``FOLD_EVERY``
+    calls and before every read, so each is counted exactly once; `snapshot` expands them into the
+    documented per-tool and per-rule counts. Counts restored from a saved file are a base that
+    snapshots add to.
     """
 
-    _FOLD_EVERY = 256
+    FOLD_EVERY = 256
+    Event = tuple[float, int, "Sequence[Record]"]
 
-    def __init__(self, recent_limit: int, rule_types: Mapping[str, str]) -> None:
+    def __init__(self, recent_limit: int, rules: Sequence[Rule]) -> None:
         self.lock = threading.Lock()
-        self.events: deque[tuple[float, str, tuple[str, ...] | None, list[dict[str, Any]]]] = deque()
+        self.events: deque[_Stats.Event] = deque()
+        self.rules = tuple(rules)
+        self.tools: list[str] = []  # by number
+        self.calls: Counter[int] = Counter()
+        self.recent: deque[_Stats.Event] = deque(maxlen=recent_limit)
         self.last_updated: float | None = None
-        self.processed: Counter[str] = Counter()
-        self.signatures: Counter[tuple[str, tuple[str, ...]]] = Counter()
-        self.rule_types = dict(rule_types)
-        self.recent: deque[tuple[float, str, tuple[str, ...] | None, list[dict[str, Any]]]] = deque(maxlen=recent_limit)
         self.base: dict[str, Any] = {}
 
-    def record(self, tool: str, fired: tuple[str, ...] | None, applied: list[dict[str, Any]]) -> None:
-        """Count one call: ``fired`` is the ids of the rules that changed something (None: none did)."""
-        events = self.events
-        events.append((time.time(), tool, fired, applied))
-        if len(events) >= self._FOLD_EVERY:
-            self.fold()
+    def tool_signature(self, tool: str) -> int:
+        """The signature of a call to ``tool`` that no rule changed."""
+        with self.lock:
+            self.tools.append(tool)
+            return (len(self.tools) - 1) << len(self.rules)
 
     def fold(self) -> None:
         with self.lock:
             events = self.events
             # Only fold pops, and it holds the lock: these events stay put while we take them.
-            batch = [events.popleft() for _ in range(len(events))]
+            batch = list(itertools.starmap(events.popleft, itertools.repeat((), len(events))))
             if not batch:
                 return
-            self.processed.update(map(_TOOL, batch))
-            normalized = [event for event in batch if event[2]]
-            self.signatures.update(map(_SIGNATURE, normalized))
-            self.recent.extend(normalized)
+            self.calls.update(map(_SIGNATURE, batch))
+            self.recent.extend(filter(_RECORDS, batch))
             self.last_updated = max(self.last_updated or 0.0, batch[-1][0])
 
     def snapshot(self) -> dict[str, Any]:
         self.fold()
         with self.lock:
             base = copy.deepcopy(self.base)
-            processed, signatures = dict(self.processed), dict(self.signatures)
-            rule_types, recent, last_updated = self.rule_types, list(self.recent), self.last_updated
+            calls, recent, last_updated = dict(self.calls), list(self.recent), self.last_updated
+            tools, rule_bits = list(self.tools), len(self.rules)
         by_tool: dict[str, dict[str, int]] = base.get("by_tool", {})
         by_rule: dict[str, dict[str, Any]] = base.get("by_rule", {})
-        for tool, count in processed.items():
-            by_tool.setdefault(tool, {"processed": 0, "normalized": 0})["processed"] += count
-        normalized = base.get("total_normalized", 0)
-        for (tool, rule_ids), count in signatures.items():
+        processed, normalized = base.get("total_processed", 0), base.get("total_normalized", 0)
+        for signature, count in calls.items():
+            tool, fired = tools[signature >> rule_bits], signature & ~(-1 << rule_bits)
+            counts = by_tool.setdefault(tool, {"processed": 0, "normalized": 0})
+            processed += count
+            counts["processed"] += count
+            if not fired:
+                continue
             normalized += count
-            by_tool[tool]["normalized"] += count
-            for rule_id in rule_ids:
-                rule = by_rule.setdefault(
-                    rule_id, {"rule_id": rule_id, "type": rule_types[rule_id], "hits": 0, "tools": []}
-                )
-                rule["hits"] += count
-                if tool not in rule["tools"]:
-                    rule["tools"].append(tool)
+            counts["normalized"] += count
+            for rule in (rule for position, rule in enumerate(self.rules) if fired >> position & 1):
+                hits = by_rule.setdefault(rule.id, {"rule_id": rule.id, "type": rule.type, "hits": 0, "tools": []})
+                hits["hits"] += count
+                if tool not in hits["tools"]:
+                    hits["tools"].append(tool)
         saved_recent = base.get("recent_normalizations", [])
-        fresh = [{"ts": _timestamp(ts), "tool": tool, "applied": applied} for ts, tool, _, applied in recent]
+        fresh = [
+            {"ts": _timestamp(ts), "tool": tools[signature >> rule_bits], "applied": [_entry(r) for r in records]}
+            for ts, signature, records in recent
+        ]
         return {
-            "total_processed": base.get("total_processed", 0) + sum(processed.values()),
+            "total_processed": processed,
             "total_normalized": normalized,
             "last_updated": _timestamp(last_updated) if last_updated is not None else base.get("last_updated"),
             "by_tool": by_tool,
@@ -527,13 +624,13 @@ class _Stats:
                     "recent_normalizations": list(saved.get("recent_normalizations", [])),
                 }
             )
-            self.processed, self.signatures = Counter(), Counter()
+            self.calls = Counter()
             self.recent.clear()
             self.last_updated = None
 
 
-_TOOL = operator.itemgetter(1)
-_SIGNATURE = operator.itemgetter(1, 2)  # (tool, ids of the rules that fired)
+_SIGNATURE = operator.itemgetter(1)
+_RECORDS = operator.itemgetter(2)
 
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -568,9 +665,15 @@ class Normalizer:
         self.rules: tuple[Rule, ...] = tuple(loaded)
         self.on_conflict: ConflictPolicy = on_conflict
         self.stats_file = Path(stats_file) if stats_file is not None else None
-        self._compiled = tuple((rule, _COMPILERS[rule.type](rule, on_conflict)) for rule in loaded)
-        self._plans: dict[str, Plan] = {}
-        self._stats = _Stats(self.recent_limit, {rule.id: rule.type for rule in loaded})
+        self._stats = _Stats(self.recent_limit, loaded)
+        # Tools that no rule names share one plan, so unknown tool names compile nothing.
+        self._named_tools = frozenset(tool for rule in loaded for tool in rule.tools) - {"*"}
+        self._any_tool_plan = _plan(
+            [(i, rule) for i, rule in enumerate(loaded) if "*" in rule.tools], on_conflict, self._stats
+        )
+        # Each tool's plan with its signature bound: what `apply` calls.
+        self._plans: dict[str, functools.partial[NormalizeResult]] = {}
+        self._plans_lock = threading.Lock()
         self._autosave: tuple[threading.Thread, threading.Event] | None = None
         if self.stats_file is not None and self.stats_file.exists():
             self.restore_stats(self.stats_file)
@@ -596,31 +699,28 @@ class Normalizer:
             raise RuleError(f"cannot read rules from {path}: {error.strerror}") from None
         return cls.from_json(text, **options)
 
-    def _plan_for(self, tool: str) -> Plan:
-        plan = self._plans.get(tool)
-        if plan is None:
-            plan = self._plans[tool] = _plan([(rule, step) for rule, step in self._compiled if rule.applies_to(tool)])
-        return plan
+    def _plan_for(self, tool: str) -> functools.partial[NormalizeResult]:
+        with self._plans_lock:
+            if (bound := self._plans.get(tool)) is not None:
+                return bound
+            if tool in self._named_tools:
+                applicable = [(i, rule) for i, rule in enumerate(self.rules) if rule.applies_to(tool)]
+                plan = _plan(applicable, self.on_conflict, self._stats)
+            else:
+                plan = self._any_tool_plan
+            bound = self._plans[tool] = functools.partial(plan, tool, self._stats.tool_signature(tool))
+            return bound
 
     def apply(self, tool: str, arguments: Mapping[str, Any]) -> NormalizeResult:
-        """Normalize ``arguments`` for ``tool``. The input is never mutated."""
-        normalized = dict(arguments)
-        applied: list[dict[str, Any]] = []
-        fired: list[str] = []
-        try:
-            self._plan_for(tool)(normalized, applied, fired)
-        except NormalizationConflict:
-            self._stats.record(tool, None, [])  # processed, and not normalized
-            raise
-        self._stats.record(tool, tuple(fired) if fired else None, applied)
-        if applied and logger.isEnabledFor(logging.INFO):
-            logger.info(
-                "normalized %s arguments: %s",
-                tool,
-                ", ".join(entry["rule_id"] for entry in applied),
-                extra={"tool": tool, "rule_ids": [entry["rule_id"] for entry in applied], "applied": applied},
-            )
-        return tuple.__new__(NormalizeResult, (normalized, applied))  # NamedTuple's own __new__ is slower
+        """Normalize ``arguments`` for ``tool``. The input is never mutated.
+
+        Raises `NormalizationConflict` when an alias's source and target were both sent with
+        different values (under ``on_conflict="error"``).
+        """
+        plan = self._plans.get(tool)
+        if plan is None:
+            plan = self._plan_for(tool)
+        return plan(arguments)
 
     # ---- models
 
