@@ -18,7 +18,6 @@ import itertools
 import json
 import logging
 import math
-import operator
 import os
 import re
 import tempfile
@@ -402,7 +401,8 @@ def _rule_source(rule: Rule, index: int, policy: ConflictPolicy, namespace: dict
         return [
             f"if {param} in arguments:",
             f"    if {target} not in arguments:",
-            f"        arguments[{target}] = arguments.pop({param})",
+            f"        arguments[{target}] = arguments[{param}]",  # subscripts: a little cheaper than pop()
+            f"        del arguments[{param}]",
             f"        records.append({record})",
             "    else:",
             f"        records.append(_both_sent{index}(arguments))",
@@ -420,12 +420,17 @@ def _rule_source(rule: Rule, index: int, policy: ConflictPolicy, namespace: dict
         ]
     if rule.type == "type_coerce":
         record = f"({rule.id!r}, 'type_coerce', {param}, value, converted)"
-        if rule.coerce_to == "bool":  # a table lookup, no call
+        if rule.coerce_to == "bool":
+            # One lookup gives the record, built in advance for each accepted spelling.
+            namespace[f"_spellings{index}"] = {
+                text: (rule.id, "type_coerce", rule.from_, text, flag) for text, flag in _BOOLEAN_TEXT.items()
+            }
             return [
                 f"value = arguments.get({param})",
-                "if value.__class__ is str and value in _BOOLEAN_TEXT:",  # absent or not a string: nothing to do
-                f"    converted = arguments[{param}] = _BOOLEAN_TEXT[value]",
-                f"    records.append({record})",
+                f"if value.__class__ is str and value in _spellings{index}:",  # absent or not a string: no change
+                f"    record = _spellings{index}[value]",
+                f"    arguments[{param}] = record[4]",
+                "    records.append(record)",
                 f"    fired |= {bit}",
             ]
         namespace[f"_convert{index}"] = _NUMBER_CONVERSIONS[str(rule.coerce_to)]
@@ -487,8 +492,10 @@ def _plan(rules: Sequence[tuple[int, Rule]], policy: ConflictPolicy, stats: _Sta
         "_NO_VALUE": _NO_VALUE,
         "_deepcopy": copy.deepcopy,
         "_time": time.time,
+        "_clock": stats.clock,
         "_events": stats.events,
         "_add_event": stats.events.append,
+        "_add_recent": stats.recent.append,
         "_FOLD_EVERY": stats.FOLD_EVERY,
         "_fold": stats.fold,
         "_log_enabled": logger.isEnabledFor,
@@ -507,13 +514,17 @@ def _plan(rules: Sequence[tuple[int, Rule]], policy: ConflictPolicy, stats: _Sta
         "    try:",
         *(f"        {line}" for line in body or ["pass"]),
         "    except _Conflict:",
-        "        _add_event((_time(), signature, ()))",  # processed, and not normalized
+        "        _clock[0] = _time()",
+        "        _add_event(signature)",  # processed, and not normalized
         "        raise",
-        "    _add_event((_time(), fired, records))",
+        "    _clock[0] = now = _time()",
+        "    _add_event(fired)",
         "    if len(_events) >= _FOLD_EVERY:",
         "        _fold()",
-        "    if records and _log_enabled(_INFO):",
-        "        _log_normalized(tool, records)",
+        "    if records:",
+        "        _add_recent((now, fired, records))",
+        "        if _log_enabled(_INFO):",
+        "            _log_normalized(tool, records)",
         # A NormalizeResult whose `applied` is built from the records when read (skipping __init__)
         "    result = _new(_Result)",
         "    result.arguments = arguments",
@@ -535,26 +546,26 @@ def _timestamp(seconds: float | None) -> str | None:
 class _Stats:
     """Counters behind `Normalizer.stats`.
 
-    A call only appends an event ``(time, signature, records)`` to a deque (``deque.append`` is
-    thread-safe). The *signature* is one int: bit ``k`` is set when ``rules[k]`` fired, and the bits
-    above the rules' hold the tool's number (`tool_signature`), so counting a call is counting an
-    int. Events are folded into counts per signature in bulk, under ``lock``, every ``FOLD_EVERY``
-    calls and before every read, so each is counted exactly once; `snapshot` expands them into the
-    documented per-tool and per-rule counts. Counts restored from a saved file are a base that
+    A call appends its *signature* to ``events`` and, if rules changed something, ``(time,
+    signature, records)`` to the bounded ``recent``; ``deque.append`` is thread-safe. The signature
+    is one int: bit ``k`` is set when ``rules[k]`` fired, and the bits above the rules' hold the
+    tool's number (`tool_signature`), so counting a call is counting an int. Events are folded into
+    counts in bulk, under ``lock``, every ``FOLD_EVERY`` calls and before every read, so each is
+    counted exactly once; `snapshot` expands them into the documented per-tool and per-rule counts.
+    ``clock[0]`` is the time of the latest call. Counts restored from a saved file are a base that
     snapshots add to.
     """
 
     FOLD_EVERY = 256
-    Event = tuple[float, int, "Sequence[Record]"]
 
     def __init__(self, recent_limit: int, rules: Sequence[Rule]) -> None:
         self.lock = threading.Lock()
-        self.events: deque[_Stats.Event] = deque()
+        self.events: deque[int] = deque()
         self.rules = tuple(rules)
         self.tools: list[str] = []  # by number
         self.calls: Counter[int] = Counter()
-        self.recent: deque[_Stats.Event] = deque(maxlen=recent_limit)
-        self.last_updated: float | None = None
+        self.recent: deque[tuple[float, int, Sequence[Record]]] = deque(maxlen=recent_limit)
+        self.clock: list[float | None] = [None]
         self.base: dict[str, Any] = {}
 
     def tool_signature(self, tool: str) -> int:
@@ -567,18 +578,13 @@ class _Stats:
         with self.lock:
             events = self.events
             # Only fold pops, and it holds the lock: these events stay put while we take them.
-            batch = list(itertools.starmap(events.popleft, itertools.repeat((), len(events))))
-            if not batch:
-                return
-            self.calls.update(map(_SIGNATURE, batch))
-            self.recent.extend(filter(_RECORDS, batch))
-            self.last_updated = max(self.last_updated or 0.0, batch[-1][0])
+            self.calls.update(itertools.starmap(events.popleft, itertools.repeat((), len(events))))
 
     def snapshot(self) -> dict[str, Any]:
         self.fold()
         with self.lock:
             base = copy.deepcopy(self.base)
-            calls, recent, last_updated = dict(self.calls), list(self.recent), self.last_updated
+            calls, recent, last_updated = dict(self.calls), self.recent.copy(), self.clock[0]  # copy: one atomic step
             tools, rule_bits = list(self.tools), len(self.rules)
         by_tool: dict[str, dict[str, int]] = base.get("by_tool", {})
         by_rule: dict[str, dict[str, Any]] = base.get("by_rule", {})
@@ -626,11 +632,7 @@ class _Stats:
             )
             self.calls = Counter()
             self.recent.clear()
-            self.last_updated = None
-
-
-_SIGNATURE = operator.itemgetter(1)
-_RECORDS = operator.itemgetter(2)
+            self.clock[0] = None
 
 
 _M = TypeVar("_M", bound=BaseModel)
