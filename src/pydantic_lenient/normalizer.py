@@ -598,7 +598,9 @@ class _Stats:
                 continue
             normalized += count
             counts["normalized"] += count
-            for rule in (rule for position, rule in enumerate(self.rules) if fired >> position & 1):
+            for position, rule in enumerate(self.rules):
+                if not fired >> position & 1:
+                    continue
                 hits = by_rule.setdefault(rule.id, {"rule_id": rule.id, "type": rule.type, "hits": 0, "tools": []})
                 hits["hits"] += count
                 if tool not in hits["tools"]:
