@@ -1,13 +1,19 @@
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from pydantic_lenient.cli import main
+from pydantic_lenient import __version__
+from pydantic_lenient.cli import EXIT_CODES, _parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -68,13 +74,22 @@ SYNTAX = "def (:\n"
     ("source", "suffix", "message"),
     [
         (BAD_MODULE, "", "cannot import"),
+        (BAD_MODULE, "", "ModuleNotFoundError: No module named 'nonexistent_module_for_the_test'"),
         (NO_TOOLS, "", "nothing tool-like found"),
         (NO_TOOLS, ":MISSING", "has no attribute 'MISSING'"),
         (NOT_TOOLS, "", "not a tool"),
         (BROKEN_TOOL, "", "NameError"),
         (SYNTAX, "", "SyntaxError"),
     ],
-    ids=["import-fails", "no-tools", "missing-attribute", "not-tools", "unresolvable-annotation", "syntax-error"],
+    ids=[
+        "import-fails",
+        "import-fails-says-why",
+        "no-tools",
+        "missing-attribute",
+        "not-tools",
+        "unresolvable-annotation",
+        "syntax-error",
+    ],
 )
 def test_bad_targets_are_one_line_and_exit_2(tmp_path: Path, source: str, suffix: str, message: str) -> None:
     module = tmp_path / "tools_under_test.py"
@@ -211,3 +226,172 @@ def test_repair_bad_input_is_one_line(args: list[str], message: str) -> None:
     assert completed.returncode == 2
     assert len(completed.stderr.strip().splitlines()) == 1
     assert message in completed.stderr
+
+
+def _commands() -> dict[str, argparse.ArgumentParser]:
+    subparsers = next(action for action in _parser()._actions if isinstance(action, argparse._SubParsersAction))
+    commands: dict[str, argparse.ArgumentParser] = subparsers.choices
+    return commands
+
+
+def _helps() -> dict[str, str | None]:
+    subparsers = next(action for action in _parser()._actions if isinstance(action, argparse._SubParsersAction))
+    return {action.dest: action.help for action in subparsers._choices_actions}
+
+
+def test_version() -> None:
+    completed = run("--version")
+    assert completed.returncode == 0
+    assert completed.stdout.strip() == f"pydantic-lenient {__version__}"
+
+
+def test_help_documents_the_exit_codes() -> None:
+    completed = run("--help")
+    assert completed.returncode == 0
+    assert EXIT_CODES == "exit codes: 0 ok, 1 a check or repair failed, 2 bad usage or input"
+    assert EXIT_CODES in completed.stdout
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "0 ok, 1 a check or repair failed, 2 bad usage or input" in readme
+
+
+@pytest.mark.parametrize("command", sorted(_commands()))
+def test_every_command_explains_itself(command: str) -> None:
+    """Structural: a command added later without help, description or exit codes fails here."""
+    parser = _commands()[command]
+    assert _helps()[command], f"{command} has no help line in `pydantic-lenient --help`"
+    assert parser.description, f"{command} has no description in `pydantic-lenient {command} --help`"
+    completed = run(command, "--help")
+    assert completed.returncode == 0
+    assert parser.description.split()[0] in completed.stdout
+    assert EXIT_CODES in completed.stdout
+
+
+@pytest.mark.parametrize("command", sorted(_commands()))
+def test_every_command_reports_bad_usage_in_one_line(command: str) -> None:
+    completed = run(command, "--no-such-option")
+    assert completed.returncode == 2
+    assert completed.stdout == ""
+    assert len(completed.stderr.strip().splitlines()) == 1, completed.stderr
+    assert "--no-such-option" in completed.stderr or "required" in completed.stderr
+
+
+def test_no_command_is_one_line_exit_2() -> None:
+    completed = run()
+    assert completed.returncode == 2
+    assert completed.stderr.strip() == (
+        "pydantic-lenient: error: the following arguments are required: COMMAND (see pydantic-lenient --help)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("examples", "examples is a folder: name a Python file in it, e.g. examples/"),
+        ("examples/", "is a folder"),
+        ("examples/mail_rules.json", "examples/mail_rules.json is not a Python file"),
+        ("pyproject.toml:TOOLS", "pyproject.toml is not a Python file"),
+    ],
+)
+def test_a_folder_or_a_non_python_file_is_named_as_such(target: str, message: str) -> None:
+    completed = run("catalog", target)
+    assert completed.returncode == 2
+    assert len(completed.stderr.strip().splitlines()) == 1, completed.stderr
+    assert message in completed.stderr
+
+
+# Duck-typed like the official SDK's MCPServer, which is what the loader recognises.
+TWO_SERVERS = """
+class _Manager:
+    def list_tools(self): return []
+
+class Server:
+    def __init__(self): self._tool_manager = _Manager()
+
+mail = Server()
+files = Server()
+also_mail = mail
+"""
+
+
+def test_several_servers_in_one_file_say_how_to_pick_one(tmp_path: Path) -> None:
+    module = tmp_path / "servers.py"
+    module.write_text(TWO_SERVERS)
+    completed = run("catalog", str(module))
+    assert completed.returncode == 2
+    assert len(completed.stderr.strip().splitlines()) == 1, completed.stderr
+    assert f"{module} defines 2 server objects (files, mail): pick one with {module}:files" in completed.stderr
+    picked = run("catalog", f"{module}:mail")
+    assert picked.returncode == 0, picked.stderr
+    assert json.loads(picked.stdout) == {"tools": []}
+
+
+def test_one_server_under_two_names_is_one_server(tmp_path: Path) -> None:
+    module = tmp_path / "servers.py"
+    module.write_text(TWO_SERVERS.replace("files = Server()\n", ""))
+    completed = run("catalog", str(module))
+    assert completed.returncode == 0, completed.stderr
+
+
+def test_an_imported_module_named_like_a_server_is_not_the_target(tmp_path: Path) -> None:
+    module = tmp_path / "tools_under_test.py"
+    module.write_text("import json as server\n")
+    completed = run("catalog", str(module))
+    assert completed.returncode == 2
+    assert "nothing tool-like found" in completed.stderr
+
+
+@pytest.mark.parametrize("command", ["normalize", "repair"])
+@pytest.mark.parametrize(("arguments", "kind"), [("[1]", "list"), ('"x"', "str"), ("null", "NoneType")])
+def test_arguments_must_be_an_object(tmp_path: Path, command: str, arguments: str, kind: str) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text('{"type": "object"}')
+    options = ["--tool", "t"] if command == "normalize" else ["--schema", str(schema)]
+    completed = run(command, *options, arguments)
+    assert completed.returncode == 2
+    assert completed.stdout == ""
+    assert completed.stderr.strip() == f"pydantic-lenient: error: ARGUMENTS must be a JSON object, not {kind}"
+
+
+def test_deeply_nested_json_is_one_line(tmp_path: Path) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    assert _in_process(["normalize", "--tool", "t", deep]) == (
+        2,
+        "pydantic-lenient: error: ARGUMENTS is nested too deeply\n",
+    )
+    schema = tmp_path / "schema.json"
+    schema.write_text(deep)
+    assert _in_process(["repair", "--schema", str(schema), "{}"]) == (
+        2,
+        f"pydantic-lenient: error: {schema} is nested too deeply\n",
+    )
+
+
+def test_a_file_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    stats = tmp_path / "stats.json"
+    stats.write_bytes(b'{"total_processed": "\xff"}')
+    completed = run("stats", str(stats))
+    assert completed.returncode == 2
+    assert f"{stats} is not UTF-8 text" in completed.stderr
+
+
+def _in_process(argv: list[str]) -> tuple[int, str]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            code = main(argv)
+        except SystemExit as exit_:  # argparse's own exits
+            code = exit_.code if isinstance(exit_.code, int) else 2
+    return code, stderr.getvalue()
+
+
+@given(st.text(max_size=50) | st.from_regex(r"\A[\[\]{}\"0-9a-z:, ]{0,30}\Z"))
+def test_any_arguments_text_is_an_answer_or_one_line(text: str) -> None:
+    for argv in (
+        ["normalize", "--rules", str(EXAMPLES / "fs_rules.json"), "--tool", "edit_file", text],
+        ["repair", "--schema", str(EXAMPLES / "mail_tools.catalog.json"), "--tool", "search", text],
+    ):
+        code, stderr = _in_process(argv)
+        assert code in (0, 1, 2)
+        if code == 2:
+            assert len(stderr.strip().splitlines()) == 1, stderr
+            assert stderr.startswith("pydantic-lenient")

@@ -5,8 +5,13 @@
     pydantic-lenient stats STATS.json
     pydantic-lenient repair --schema SCHEMA.json [--tool NAME] ARGUMENTS_JSON
 
-Also runs as ``python -m pydantic_lenient``. A bad target or bad input is one line on stderr and
-exit code 2, never a traceback; ``--check`` exits 1 when the audit finds an error.
+Also runs as ``python -m pydantic_lenient``. Exit codes: 0 ok, 1 a check or repair failed, 2 bad
+usage or input. Every failure is one line on stderr naming its cause, never a traceback.
+
+To add a command: write ``_name(arguments) -> int`` and register it in ``_parser()`` with
+``_command(commands, "name", help=..., description=..., run=_name)`` (both texts are required, and a
+test checks every command has them). Raise ``CommandError("what is wrong")`` for anything wrong with
+what the command was given (one line, exit 2); return 1 when a check or repair fails, else 0.
 """
 
 from __future__ import annotations
@@ -17,17 +22,23 @@ import importlib.util
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, NoReturn
 
+from . import __version__
 from .schema_styles import STYLES
 
 __all__ = ("CommandError", "format_stats", "load_target", "main")
 
 PROGRAM = "pydantic-lenient"
-# Module-level names that conventionally hold a module's tools, in the order they are looked for.
-_TOOL_NAMES = ("TOOLS", "tools", "mcp", "server", "app")
+# Module-level names that conventionally hold a module's tools, in the order they are looked for:
+# a list of tools first, then (if the module defines no server object) a server's usual names.
+_TOOL_LIST_NAMES = ("TOOLS", "tools")
+_SERVER_NAMES = ("mcp", "server", "app")
+_TOOL_NAMES = _TOOL_LIST_NAMES + _SERVER_NAMES
+EXIT_CODES = "exit codes: 0 ok, 1 a check or repair failed, 2 bad usage or input"
 
 
 class CommandError(Exception):
@@ -37,8 +48,8 @@ class CommandError(Exception):
 def load_target(target: str) -> Any:
     """Import ``module``, ``module:attr`` or ``path/to/file.py[:attr]`` and return its tools.
 
-    Without ``attr``, the module's ``TOOLS`` (or ``tools``, ``mcp``, ``server``, ``app``) is used,
-    or else the one MCP server object it defines.
+    Without ``attr``, the module's ``TOOLS`` (or ``tools``) is used, else the one MCP server object
+    it defines, else its ``mcp``, ``server`` or ``app``. Several server objects need ``:attr``.
     """
     location, _, attribute = target.partition(":") if not _is_windows_path(target) else (target, "", "")
     module = _import(location)
@@ -49,12 +60,23 @@ def load_target(target: str) -> Any:
                 raise CommandError(f"{location} has no attribute {attribute!r}")
             value = getattr(value, part)
         return value
-    for name in _TOOL_NAMES:
+    for name in _TOOL_LIST_NAMES:
         if hasattr(module, name):
             return getattr(module, name)
-    servers = [value for value in vars(module).values() if _looks_like_server(value)]
+    servers: dict[int, list[str]] = {}  # each server object once, under all the names it has
+    for name, value in vars(module).items():
+        if _looks_like_server(value):
+            servers.setdefault(id(value), []).append(name)
     if len(servers) == 1:
-        return servers[0]
+        return getattr(module, next(iter(servers.values()))[0])
+    if servers:
+        names = sorted(names[0] for names in servers.values())
+        raise CommandError(
+            f"{location} defines {len(names)} server objects ({', '.join(names)}): pick one with {location}:{names[0]}"
+        )
+    for name in _SERVER_NAMES:
+        if not isinstance(getattr(module, name, None), (ModuleType, type(None))):  # not `import mcp`
+            return getattr(module, name)
     raise CommandError(
         f"nothing tool-like found in {location}: name the tools with {location}:ATTR, "
         f"or define one of {', '.join(_TOOL_NAMES)}"
@@ -74,14 +96,20 @@ def _looks_like_server(value: Any) -> bool:
 def _import(location: str) -> Any:
     path = Path(location)
     try:
+        if path.is_dir():
+            files = sorted(str(file) for file in path.glob("*.py"))
+            hint = f", e.g. {files[0]}" if files else ""
+            raise CommandError(f"{location} is a folder: name a Python file in it{hint}, or a module")
         if location.endswith(".py") or path.is_file():
             if not path.is_file():
                 raise CommandError(f"no such file: {location}")
+            if path.suffix != ".py":
+                raise CommandError(f"{location} is not a Python file: TARGET is module[:attr] or file.py[:attr]")
             # Let the file import the modules beside it, as `python path/to/file.py` would.
             sys.path.insert(0, str(path.resolve().parent))
             spec = importlib.util.spec_from_file_location(f"_pydantic_lenient_target_{path.stem}", path)
-            if spec is None or spec.loader is None:
-                raise CommandError(f"cannot import {location}")
+            if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has a loader
+                raise CommandError(f"cannot import {location}: no loader for this file")
             module = importlib.util.module_from_spec(spec)
             sys.modules[spec.name] = module
             spec.loader.exec_module(module)
@@ -122,12 +150,25 @@ def _catalog(arguments: argparse.Namespace) -> int:
     return 1 if any(finding.level == "error" for finding in findings) else 0
 
 
-def _read_json_argument(text: str, what: str) -> Any:
-    source = sys.stdin.read() if text == "-" else text
+def _parse_json(text: str, what: str) -> Any:
     try:
-        return json.loads(source)
+        return json.loads(text)
     except ValueError as error:
         raise CommandError(f"{what} is not valid JSON: {error}") from None
+    except RecursionError:
+        raise CommandError(f"{what} is nested too deeply") from None
+
+
+def _read_arguments(text: str) -> dict[str, Any]:
+    """A call's ARGUMENTS_JSON (or ``-``: stdin), which must be a JSON object."""
+    try:
+        source = sys.stdin.read() if text == "-" else text
+    except (OSError, ValueError) as error:
+        raise CommandError(f"cannot read ARGUMENTS from stdin: {error}") from None
+    call = _parse_json(source, "ARGUMENTS")
+    if not isinstance(call, dict):
+        raise CommandError(f"ARGUMENTS must be a JSON object, not {type(call).__name__}")
+    return call
 
 
 def _normalize(arguments: argparse.Namespace) -> int:
@@ -137,9 +178,7 @@ def _normalize(arguments: argparse.Namespace) -> int:
         normalizer = Normalizer.from_file(arguments.rules) if arguments.rules else Normalizer()
     except RuleError as error:
         raise CommandError(str(error)) from None
-    call = _read_json_argument(arguments.arguments, "ARGUMENTS")
-    if not isinstance(call, dict):
-        raise CommandError(f"ARGUMENTS must be a JSON object, not {type(call).__name__}")
+    call = _read_arguments(arguments.arguments)
     try:
         result = normalizer.apply(arguments.tool, call)
     except NormalizationConflict as error:
@@ -151,11 +190,12 @@ def _normalize(arguments: argparse.Namespace) -> int:
 
 def _read_json_file(path: str) -> Any:
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
         raise CommandError(f"cannot read {path}: {error.strerror}") from None
     except ValueError as error:
-        raise CommandError(f"{path} is not valid JSON: {error}") from None
+        raise CommandError(f"{path} is not UTF-8 text: {error}") from None
+    return _parse_json(text, path)
 
 
 def _stats(arguments: argparse.Namespace) -> int:
@@ -168,7 +208,7 @@ def _stats(arguments: argparse.Namespace) -> int:
 
 def _repair(arguments: argparse.Namespace) -> int:
     schema = _schema_for(_read_json_file(arguments.schema), arguments.tool, arguments.schema)
-    call = _read_json_argument(arguments.arguments, "ARGUMENTS")
+    call = _read_arguments(arguments.arguments)
     try:
         from .repair import Repairer
 
@@ -223,13 +263,33 @@ def format_stats(stats: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors as one line naming the cause (exit 2), like every other failure."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _command(
+    commands: Any, name: str, *, help: str, description: str, run: Callable[[argparse.Namespace], int]
+) -> argparse.ArgumentParser:
+    """Register a command: every command has a one-line help, a description and the exit codes."""
+    parser: argparse.ArgumentParser = commands.add_parser(name, help=help, description=description, epilog=EXIT_CODES)
+    parser.set_defaults(run=run)
+    return parser
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROGRAM, description="LLM tool inputs that survive wrong JSON types.")
+    parser = _Parser(prog=PROGRAM, description="LLM tool inputs that survive wrong JSON types.", epilog=EXIT_CODES)
+    parser.add_argument("--version", action="version", version=f"{PROGRAM} {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    catalog = commands.add_parser(
+    catalog = _command(
+        commands,
         "catalog",
         help="print the MCP tools/list catalog of a module's tools",
-        description="Print the tools/list catalog (JSON) of TARGET: module, module:attr, or file.py[:attr].",
+        description="Print the tools/list catalog (JSON) of TARGET: module, module:attr, or file.py[:attr]. "
+        "Without :attr, TOOLS (or tools) is used, else the module's one server object.",
+        run=_catalog,
     )
     catalog.add_argument("target", metavar="TARGET")
     catalog.add_argument("--style", choices=STYLES, default="type-array", help="input schema style")
@@ -237,35 +297,43 @@ def _parser() -> argparse.ArgumentParser:
         "--check", action="store_true", help="audit for fields that are not lenient; exit 1 on an error"
     )
     catalog.add_argument("--output", metavar="FILE", help="write the catalog to FILE instead of stdout")
-    catalog.set_defaults(run=_catalog)
 
-    normalize = commands.add_parser(
+    normalize = _command(
+        commands,
         "normalize",
         help="apply normalizer rules to one tool call",
         description="Print the normalized arguments of one call and the normalizations applied.",
+        run=_normalize,
     )
     normalize.add_argument("--rules", metavar="RULES.json", help="rules file (a list, or {'rules': [...]})")
     normalize.add_argument("--tool", required=True, metavar="NAME", help="the tool being called")
     normalize.add_argument("arguments", metavar="ARGUMENTS_JSON", help="the call's arguments as JSON, or - for stdin")
-    normalize.set_defaults(run=_normalize)
 
-    stats = commands.add_parser("stats", help="print a normalizer stats file as tables")
+    stats = _command(
+        commands,
+        "stats",
+        help="print a normalizer stats file as tables",
+        description="Print the counts in a normalizer stats file (Normalizer(stats_file=...) or "
+        "normalizer.save(path) writes one) as tables: per tool, per rule, and the recent normalizations.",
+        run=_stats,
+    )
     stats.add_argument("file", metavar="STATS.json")
-    stats.set_defaults(run=_stats)
 
-    repair = commands.add_parser(
+    repair = _command(
+        commands,
         "repair",
         help="repair a call's arguments against a tool's inputSchema",
         description="Print the repaired arguments and the repairs; exit 1 if they are still invalid.",
+        run=_repair,
     )
     repair.add_argument("--schema", required=True, metavar="SCHEMA.json", help="a JSON schema, or a tools/list catalog")
     repair.add_argument("--tool", metavar="NAME", help="the tool, when --schema is a catalog")
     repair.add_argument("arguments", metavar="ARGUMENTS_JSON", help="the arguments as JSON, or - for stdin")
-    repair.set_defaults(run=_repair)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return its exit code (0 ok, 1 a check or repair failed, 2 bad usage or input)."""
     parser = _parser()
     arguments = parser.parse_args(argv)
     try:
