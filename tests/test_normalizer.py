@@ -17,6 +17,7 @@ from pydantic import AliasChoices, BaseModel, Field, ValidationError
 from pydantic_lenient import LenientUInt, StrictBoolish
 from pydantic_lenient.normalizer import (
     BUILTIN_RULES,
+    OTHER_TOOLS,
     NormalizationConflict,
     Normalizer,
     NormalizeResult,
@@ -165,14 +166,58 @@ def test_rules_load_from_file_string_and_python_alike(tmp_path: Path) -> None:
 
 
 def test_alias_conflicts_are_errors_unless_keep_target_is_chosen() -> None:
-    with pytest.raises(NormalizationConflict, match="refusing to drop either"):
+    with pytest.raises(NormalizationConflict, match="the call has both 'old_str' \\('a'\\) and 'old_text'"):
         Normalizer([ALIAS]).apply("t", {"old_str": "a", "old_text": "b"})
     result = Normalizer([ALIAS], on_conflict="keep_target").apply("t", {"old_str": "a", "old_text": "b"})
     assert result.arguments == {"old_text": "b"}
-    assert "dropped old_str='a'" in result.applied[0]["note"]
+    assert result.applied == [
+        {
+            "rule_id": "r",
+            "type": "param_alias",
+            "param": "old_str",
+            "from": "old_str",
+            "to": "old_text",
+            "note": "conflict: kept old_text, dropped old_str='a'",
+            "dropped": "a",
+        }
+    ]
     nested = _rule(type="nested_alias", **PAYLOAD, **{"from": "type", "to": "action"})
-    with pytest.raises(NormalizationConflict, match="item 0"):
+    with pytest.raises(NormalizationConflict, match=r"item 0 of pipeline_json\.steps"):
         Normalizer([nested]).apply("t", {"pipeline_json": {"steps": [{"type": "a", "action": "b"}]}})
+
+
+@pytest.mark.parametrize("as_text", [False, True], ids=["structure", "json-text"])
+def test_a_nested_conflict_under_keep_target_records_what_it_dropped(as_text: bool) -> None:
+    nested = _rule(type="nested_alias", **PAYLOAD, **{"from": "type", "to": "action"})
+    steps = [{"type": "search"}, {"type": "delete", "action": "search"}, {"type": "x", "action": "x"}]
+    payload = json.dumps({"steps": steps}) if as_text else {"steps": steps}
+    result = Normalizer([nested], on_conflict="keep_target").apply("t", {"pipeline_json": payload})
+    output = result.arguments["pipeline_json"]
+    assert (json.loads(output) if as_text else output) == {
+        "steps": [{"action": "search"}, {"action": "search"}, {"action": "x"}]
+    }
+    assert result.applied == [
+        {"rule_id": "r", "type": "nested_alias", "param": "pipeline_json.steps[].type", "from": "type", "to": "action"},
+        {
+            "rule_id": "r",
+            "type": "nested_alias",
+            "param": "pipeline_json.steps[1].type",
+            "from": "type",
+            "to": "action",
+            "note": "conflict: kept action, dropped type='delete'",
+            "dropped": "delete",
+        },
+        {
+            "rule_id": "r",
+            "type": "nested_alias",
+            "param": "pipeline_json.steps[2].type",
+            "from": "type",
+            "to": "action",
+            "note": "same value sent under both names; kept one",
+            "dropped": "x",
+        },
+    ]
+    assert steps[1] == {"type": "delete", "action": "search"}  # the input is untouched
 
 
 def test_builtin_rules_apply_first_and_the_library_ships_none() -> None:
@@ -262,6 +307,7 @@ def test_a_default_never_overwrites_a_provided_value(value: Any) -> None:
 
 def test_stats_have_the_documented_shape() -> None:
     normalizer = Normalizer([ALIAS])
+    normalizer.register_tools(["u"])
     normalizer.apply("t", {"old_str": "a"})
     normalizer.apply("t", {"x": 1})
     normalizer.apply("u", {"old_str": "a"})
@@ -294,6 +340,7 @@ def test_recent_normalizations_are_bounded() -> None:
 
 def test_counts_stay_exact_under_concurrent_calls() -> None:
     normalizer = Normalizer([ALIAS | {"tools": ["*"]}])
+    normalizer.register_tools(["tool0", "tool1"])
     threads, calls = 8, 2_000
     start = threading.Barrier(threads)
 
@@ -414,7 +461,7 @@ def test_a_conflicting_call_is_counted_as_processed() -> None:
 
 
 @pytest.mark.parametrize("name", ['a"b', "a'b", 'x\\"; raise SystemExit #', "line\nbreak", "ünï", "{{index}}"])
-def test_any_parameter_name_is_safe_in_the_compiled_plan(name: str) -> None:
+def test_any_parameter_name_is_just_a_name(name: str) -> None:
     rules = [
         {"id": f"alias {name}", "tools": ["t"], "type": "param_alias", "from": name, "to": name + "!"},
         {"id": f"coerce {name}", "tools": ["t"], "type": "type_coerce", "from": name + "!", "coerce_to": "int"},
@@ -478,19 +525,40 @@ def test_applied_is_built_once_and_hands_out_copies() -> None:
     assert NormalizeResult({"a": 1}, again.applied).applied == again.applied
 
 
-def test_tools_no_rule_names_share_one_plan() -> None:
+def test_tools_no_rule_names_and_nobody_registered_share_one_bucket() -> None:
     normalizer = Normalizer(
         [_rule(tools=["*"], type="param_default", **{"from": "a", "value": 1}), ALIAS | {"id": "x"}]
     )
-    for index in range(500):
+    for index in range(20_000):
         assert normalizer.apply(f"unknown{index}", {}).arguments == {"a": 1}
-    plans = {partial.func for tool, partial in normalizer._plans.items() if tool.startswith("unknown")}
-    assert len(plans) == 1  # hostile tool names compile nothing
+    assert normalizer._plans == {}  # invented tool names keep no state
     assert normalizer.apply("t", {"old_str": "s"}).arguments == {"old_text": "s", "a": 1}
+    normalizer.register_tools(["registered"])
+    normalizer.apply("registered", {})
     stats = normalizer.stats()
-    assert stats["total_processed"] == stats["total_normalized"] == 501
-    assert stats["by_tool"]["unknown499"] == {"processed": 1, "normalized": 1}
+    assert stats["total_processed"] == stats["total_normalized"] == 20_002
+    assert stats["by_tool"] == {
+        OTHER_TOOLS: {"processed": 20_000, "normalized": 20_000},
+        "t": {"processed": 1, "normalized": 1},
+        "registered": {"processed": 1, "normalized": 1},
+    }
+    assert stats["by_rule"]["r"]["tools"] == [OTHER_TOOLS, "t", "registered"]
     assert stats["by_rule"]["x"]["tools"] == ["t"]
+    assert {entry["tool"] for entry in stats["recent_normalizations"]} == {OTHER_TOOLS, "t", "registered"}
+    assert len(json.dumps(stats)) < 20_000
+
+
+def test_attach_registers_its_tool() -> None:
+    normalizer = Normalizer([_rule(tools=["*"], type="param_default", **{"from": "a", "value": 1})])
+
+    @normalizer.attach("mine")
+    class Mine(BaseModel):
+        a: int
+
+    assert Mine.model_validate({}).a == 1
+    assert normalizer.stats()["by_tool"] == {"mine": {"processed": 1, "normalized": 1}}
+    with pytest.raises(TypeError, match="strings"):
+        normalizer.register_tools([1])  # type: ignore[list-item]
 
 
 def test_stats_count_every_rule_of_a_large_rule_set() -> None:

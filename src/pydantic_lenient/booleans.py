@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -10,14 +9,12 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from ._boolean_text import BOOLEAN_WORDS, TRUE_OR_FALSE
 from ._scalar import form_error, lenient_scalar_schema, render_scalar, user_bounds
 
 __all__ = ("StrictBoolish",)
 
 ERROR_TYPE = "lenient_bool"
-
-TRUE_OR_FALSE = "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$"
-"""'true' or 'false' in any ASCII letter case (JSON Schema patterns have no case-insensitive flag)."""
 
 _MESSAGE = "Input should be a boolean, or the string 'true' or 'false' in any letter case"
 
@@ -48,8 +45,8 @@ def _validate_exact_types(value: Any) -> bool:
     """The same rules as the fast path, by Python type alone (used under an explicit ``strict=``)."""
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and re.fullmatch(TRUE_OR_FALSE, value):
-        return value.lower() == "true"
+    if isinstance(value, str) and value in BOOLEAN_WORDS:
+        return BOOLEAN_WORDS[value]
     raise form_error(ERROR_TYPE, _MESSAGE)
 
 

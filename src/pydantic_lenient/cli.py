@@ -171,6 +171,49 @@ def _read_arguments(text: str) -> dict[str, Any]:
     return call
 
 
+# Deeper arguments are refused: no tool takes them, and printing them back would overflow the stack.
+_MAX_ARGUMENT_DEPTH = 100
+
+
+def _check_printable(value: Any, what: str) -> None:
+    """Refuse a value nested deeper than `_MAX_ARGUMENT_DEPTH`, or holding a lone surrogate (which
+    JSON text can escape, and no output encoding can carry)."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > _MAX_ARGUMENT_DEPTH:
+            raise CommandError(f"{what} is nested deeper than {_MAX_ARGUMENT_DEPTH} levels")
+        if isinstance(item, dict):
+            pending.extend((key, depth) for key in item)
+            pending.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            pending.extend((child, depth + 1) for child in item)
+        elif isinstance(item, str) and not _encodable(item):
+            raise CommandError(f"{what} holds a lone surrogate ({_first_surrogate(item)}), which is not text")
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _first_surrogate(text: str) -> str:
+    return next(f"\\u{ord(char):04x}" for char in text if "\ud800" <= char <= "\udfff")
+
+
+def _print_json(document: Any) -> None:
+    try:
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    except (RecursionError, ValueError) as error:
+        raise CommandError(f"cannot print the result as JSON: {type(error).__name__}") from None
+    if not _encodable(text):
+        raise CommandError(f"the result holds a lone surrogate ({_first_surrogate(text)}), which is not text")
+    _write(text, None)
+
+
 def _normalize(arguments: argparse.Namespace) -> int:
     from .normalizer import NormalizationConflict, Normalizer, RuleError
 
@@ -179,12 +222,12 @@ def _normalize(arguments: argparse.Namespace) -> int:
     except RuleError as error:
         raise CommandError(str(error)) from None
     call = _read_arguments(arguments.arguments)
+    _check_printable(call, "ARGUMENTS")
     try:
         result = normalizer.apply(arguments.tool, call)
     except NormalizationConflict as error:
         raise CommandError(str(error)) from None
-    output = {"arguments": result.arguments, "applied": result.applied}
-    _write(json.dumps(output, indent=2, ensure_ascii=False) + "\n", None)
+    _print_json({"arguments": result.arguments, "applied": result.applied})
     return 0
 
 
@@ -199,10 +242,15 @@ def _read_json_file(path: str) -> Any:
 
 
 def _stats(arguments: argparse.Namespace) -> int:
-    stats = _read_json_file(arguments.file)
-    if not isinstance(stats, dict) or "total_processed" not in stats:
-        raise CommandError(f"{arguments.file} is not a normalizer stats file")
-    _write(format_stats(stats) + "\n", None)
+    from ._stats import StatsFileError, load_stats
+
+    try:
+        stats = load_stats(arguments.file)
+    except StatsFileError as error:
+        raise CommandError(str(error)) from None
+    text = format_stats(dict(stats)) + "\n"
+    # A name in the file may hold a lone surrogate (JSON can escape one): show it escaped.
+    _write(text.encode("utf-8", "backslashreplace").decode("utf-8"), None)
     return 0
 
 

@@ -5,7 +5,9 @@
 * ``tools/list`` advertises each tool's input schema in a chosen style (default ``type-array``):
   FastMCP's own schema, rewritten with `pydantic_lenient.apply_style` (``strict`` leaves it as is).
 * With a ``normalizer``, ``tools/call`` arguments are normalized before FastMCP validates them
-  (feeding the normalizer's stats); a conflict is a tool error the model can read.
+  (feeding the normalizer's stats); a conflict is a tool error the model can read. Only calls to
+  tools the server has are normalized; each is registered with the normalizer
+  (`Normalizer.register_tools`), so its calls are counted under its name.
 
 FastMCP validates arguments against the function itself, with no pre-parsing, so lenient
 parameters need nothing more: they stay lenient even under ``strict_input_validation=True``.
@@ -40,8 +42,9 @@ class LenientMiddleware(Middleware):
         context: MiddlewareContext[mt.CallToolRequestParams],
         call_next: CallNext[mt.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
-        if self.normalizer is not None:
-            params = context.message
+        params = context.message
+        if self.normalizer is not None and await _server_has_tool(context, params.name):
+            self.normalizer.register_tools([params.name])  # its calls are counted under its name
             try:
                 result = self.normalizer.apply(params.name, params.arguments or {})
             except NormalizationConflict as error:
@@ -57,6 +60,12 @@ class LenientMiddleware(Middleware):
     ) -> Sequence[Tool]:
         tools = await call_next(context)
         return [_restyled(tool, self.style) for tool in tools]
+
+
+async def _server_has_tool(context: MiddlewareContext[Any], name: str) -> bool:
+    """Whether the server has (and would run) ``name``: calls to other names are not normalized."""
+    server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
+    return server is not None and await server.get_tool(name) is not None
 
 
 def _restyled(tool: Tool, style: Style) -> Any:

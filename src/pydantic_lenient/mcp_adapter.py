@@ -15,6 +15,8 @@
   are now reach it untouched; other strings are pre-parsed as before.
 * With a ``normalizer``, a server middleware normalizes ``tools/call`` arguments before the SDK
   validates them (feeding the normalizer's stats); a conflict is a tool error the model can read.
+  Only calls to the server's tools are normalized, and each tool is registered with the normalizer
+  (`Normalizer.register_tools`), so its calls are counted under its name.
 
 Needs the ``mcp`` extra.
 """
@@ -65,13 +67,16 @@ class LenientServerMiddleware:
             # FuncMetadata is a pydantic model: set the override on the instance, past its __setattr__.
             object.__setattr__(metadata, "pre_parse_json", _pre_parse_keeping_accepted_strings(metadata))
             object.__setattr__(metadata, _PATCHED, True)
+            if self.normalizer is not None:
+                self.normalizer.register_tools([tool.name])  # its calls are counted under its name
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method in ("tools/list", "tools/call"):
             self.patch_tools()
         if ctx.method == "tools/call" and self.normalizer is not None and isinstance(ctx.params, dict):
             name, arguments = ctx.params.get("name"), ctx.params.get("arguments")
-            if isinstance(name, str) and isinstance(arguments, dict):
+            # Only calls to tools the server has: the SDK refuses the others, and they count nowhere.
+            if isinstance(name, str) and isinstance(arguments, dict) and self.server._tool_manager.get_tool(name):
                 try:
                     normalized = self.normalizer.apply(name, arguments).arguments
                 except NormalizationConflict as error:
