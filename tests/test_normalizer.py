@@ -575,3 +575,42 @@ def test_stats_count_every_rule_of_a_large_rule_set() -> None:
     assert [stats["by_rule"][f"d{n}"]["hits"] for n in (0, 68, 69)] == [2, 2, 1]
     assert stats["by_rule"]["d69"]["tools"] == ["t"]
     assert [entry["rule_id"] for entry in stats["recent_normalizations"][1]["applied"]] == [f"d{n}" for n in range(69)]
+
+
+def test_a_conflict_over_huge_values_still_reads_in_one_short_line() -> None:
+    huge, deep = 10**5000, [[[[[["x" * 10_000]]]]]]
+    with pytest.raises(NormalizationConflict) as raised:
+        Normalizer([ALIAS]).apply("t", {"old_str": huge, "old_text": deep})
+    assert len(str(raised.value)) < 300
+    assert "<int too large to show>" in str(raised.value)
+    result = Normalizer([ALIAS], on_conflict="keep_target").apply("t", {"old_str": huge, "old_text": deep})
+    assert result.applied[0]["dropped"] is huge
+
+
+def test_values_of_any_depth_never_overflow_the_stack() -> None:
+    deep: Any = "leaf"
+    for _ in range(100_000):
+        deep = [deep]
+    text = "[" * 100_000 + "]" * 100_000
+    rules = [
+        ALIAS | {"id": "alias"},
+        _rule(id="text", type="json_accept_both", **{"from": "structure"}),
+        _rule(id="json", type="json_accept_both", **{"from": "text", "coerce_to": "json"}),
+        _rule(id="nested", type="nested_alias", **PAYLOAD, **{"from": "a", "to": "b"}),
+    ]
+    normalizer = Normalizer(rules, on_conflict="keep_target")
+    call = {
+        "old_str": deep,
+        "old_text": [deep],
+        "structure": deep,
+        "text": text,
+        "pipeline_json": {"steps": [{"a": deep, "b": deep}]},
+    }
+    result = normalizer.apply("t", call)
+    assert result.arguments["structure"] is deep  # too deep to write as text: left as sent
+    assert result.arguments["text"] == text  # too deep to read: left as sent
+    assert result.arguments["pipeline_json"]["steps"][0]["b"] is deep
+    assert [entry["rule_id"] for entry in result.applied] == ["alias", "nested"]
+    assert result.applied[1]["dropped"] is deep
+    with pytest.raises(NormalizationConflict):
+        Normalizer(rules).apply("t", call)

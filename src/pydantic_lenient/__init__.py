@@ -25,7 +25,15 @@ from .json_values import (
     JsonTextOf,
     LenientJson,
 )
-from .normalizer import NormalizationConflict, Normalizer, NormalizeResult, Rule, RuleError, rules_from_model
+from .normalizer import (
+    NormalizationConflict,
+    Normalizer,
+    NormalizeResult,
+    Rule,
+    RuleError,
+    StatsFileError,
+    rules_from_model,
+)
 from .schema_styles import STYLES, LenientJsonSchema, Style, apply_style, generator_for, input_schema
 
 __version__ = "0.1.0"
@@ -57,6 +65,7 @@ __all__ = (
     "Normalizer",
     "Rule",
     "RuleError",
+    "StatsFileError",
     "StrictBoolish",
     "Style",
     "ToolSpec",

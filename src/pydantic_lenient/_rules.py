@@ -69,7 +69,10 @@ _SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxdict, _SHORT.maxli
 
 def short_repr(value: Any) -> str:
     """``repr`` cut to a readable length and depth, for messages about values from outside."""
-    return _SHORT.repr(value)
+    try:
+        return _SHORT.repr(value)
+    except ValueError:  # an int past Python's 4,300-digit str limit, somewhere inside
+        return f"<{type(value).__name__} too large to show>"
 
 
 # ---- change records
