@@ -127,9 +127,9 @@ def load_stats(path: str | os.PathLike[str]) -> StatsSnapshot:
     try:
         document = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
-        raise StatsFileError(f"{path} is not a normalizer stats file: not UTF-8 text") from None
+        raise StatsFileError(f"{path} is not UTF-8 text") from None
     except RecursionError:
-        raise StatsFileError(f"{path} is not a normalizer stats file: nested too deeply") from None
+        raise StatsFileError(f"{path} is nested too deeply") from None
     except ValueError as error:
         raise StatsFileError(f"{path} is not valid JSON: {error}") from None
     try:
