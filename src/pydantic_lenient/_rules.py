@@ -27,6 +27,7 @@ __all__ = (
     "ConflictPolicy",
     "NormalizationConflict",
     "Rule",
+    "RuleApplier",
     "RuleError",
     "RuleType",
     "applier_for",
@@ -309,7 +310,7 @@ def write_json_text(value: Any) -> str | None:
 _NO_CHANGE: tuple[Change, ...] = ()
 
 
-class _Kind:
+class RuleApplier:
     """What every rule type class has: its fields, its load-time check, and ``apply``."""
 
     required: ClassVar[frozenset[str]]
@@ -382,7 +383,7 @@ def _both_sent_change(rule: Rule, param: str, outcome: AliasOutcome) -> Change:
     return Change(rule.id, rule.type, param, source, target, note=note, dropped=outcome.dropped)
 
 
-class ParamAlias(_Kind):
+class ParamAlias(RuleApplier):
     """``param_alias``: rename parameter ``from`` to ``to``."""
 
     required = frozenset({"from", "to"})
@@ -409,7 +410,7 @@ class ParamAlias(_Kind):
         return (_both_sent_change(self.rule, source, outcome),)
 
 
-class ParamDefault(_Kind):
+class ParamDefault(RuleApplier):
     """``param_default``: set parameter ``from`` to ``value`` when the call leaves it out."""
 
     required = frozenset({"from", "value"})
@@ -440,7 +441,7 @@ def _number(text: str) -> Any:
     return number if math.isfinite(number) else ABSENT
 
 
-class TypeCoerce(_Kind):
+class TypeCoerce(RuleApplier):
     """``type_coerce``: a string to ``bool`` (only the spellings in `BOOLEAN_DIGITS`), ``int``
     (ASCII digits, optional ``-``) or ``float`` (a finite JSON number). Anything else is left as
     sent, for validation to report."""
@@ -479,7 +480,7 @@ def _kind_of(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-class JsonAcceptBoth(_Kind):
+class JsonAcceptBoth(RuleApplier):
     """``json_accept_both``: take a parameter as JSON text or as structure, and convert it to one
     form: ``string`` (the default) writes structure as compact text, ``json`` reads text to
     structure. Text that is not a JSON array or object is left as sent."""
@@ -505,7 +506,7 @@ class JsonAcceptBoth(_Kind):
         return (Change(self.rule_id, "json_accept_both", self.name, "string", _kind_of(parsed)),)
 
 
-class _Nested(_Kind):
+class _Nested(RuleApplier):
     """A rule on the objects of an array inside a payload parameter, given as structure or as JSON
     text. The payload comes back in the form it came in (text is rewritten compact); items that are
     not objects are skipped; a payload that cannot be read is left for validation to report."""
@@ -612,7 +613,7 @@ class NestedDefault(_Nested):
         return self.summary
 
 
-_KINDS: dict[str, type[_Kind]] = {
+_KINDS: dict[str, type[RuleApplier]] = {
     "param_alias": ParamAlias,
     "param_default": ParamDefault,
     "type_coerce": TypeCoerce,
@@ -622,6 +623,6 @@ _KINDS: dict[str, type[_Kind]] = {
 }
 
 
-def applier_for(rule: Rule, policy: ConflictPolicy) -> _Kind:
+def applier_for(rule: Rule, policy: ConflictPolicy) -> RuleApplier:
     """The object that applies ``rule`` to calls."""
     return _KINDS[rule.type](rule, policy)

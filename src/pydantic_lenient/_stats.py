@@ -246,7 +246,7 @@ class CallCounter:
                 normalized.append(event)
                 counted = None
                 for change in event.changes:
-                    if change.rule_id is counted:
+                    if change.rule_id == counted:
                         continue  # a rule's changes are adjacent, and a rule counts once per call
                     counted = change.rule_id
                     hits = by_rule.get(counted)

@@ -31,6 +31,7 @@ from ._rules import (
     ConflictPolicy,
     NormalizationConflict,
     Rule,
+    RuleApplier,
     RuleError,
     applier_for,
     describe_rule,
@@ -96,12 +97,14 @@ class NormalizeResult:
 
 
 class _ToolPlan:
-    """The rules that apply to one tool, and the name its calls are counted under."""
+    """The rules that apply to one tool (their bound ``apply`` methods), and the name its calls are
+    counted under."""
 
-    __slots__ = ("appliers", "counted_as")
+    __slots__ = ("counted_as", "steps")
 
-    def __init__(self, appliers: Sequence[Any], counted_as: str) -> None:
-        self.appliers, self.counted_as = tuple(appliers), counted_as
+    def __init__(self, appliers: Iterable[RuleApplier], counted_as: str) -> None:
+        self.steps = tuple(applier.apply for applier in appliers)
+        self.counted_as = counted_as
 
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -213,8 +216,8 @@ class Normalizer:
         changes: list[Change] = []
         counter = self._counter
         try:
-            for applier in plan.appliers:
-                found = applier.apply(arguments)
+            for step in plan.steps:
+                found = step(arguments)
                 if found:
                     changes += found
         except NormalizationConflict:
