@@ -85,8 +85,9 @@ calls = st.fixed_dictionaries({}, optional={PAYLOAD: payloads()}).flatmap(
 
 
 def _leaves(value: Any) -> Counter[str]:
-    """Every scalar (and empty container, but for objects in arrays) in ``value``, reading strings that hold JSON arrays or
-    objects as what they hold; each as its JSON text, so that ``1`` and ``true`` differ."""
+    """Every scalar (and empty container, but for objects in arrays) in ``value``, reading strings
+    that hold JSON arrays or objects as what they hold; each as its JSON text, so that ``1`` and
+    ``true`` differ."""
     found: Counter[str] = Counter()
     pending = [value]
     while pending:
