@@ -31,6 +31,7 @@ __all__ = (
     "RuleError",
     "RuleType",
     "applier_for",
+    "load_json_exactly",
     "same_json_value",
     "short_repr",
 )
@@ -267,20 +268,22 @@ def same_json_value(left: Any, right: Any) -> bool:
 
 
 class _Unreadable(ValueError):
-    """JSON text the normalizer will not read, so that no value in it can be lost."""
+    """JSON that ``json.loads`` would read, but not as written: a repeated key, NaN, 1e999."""
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise _Unreadable("a key appears twice")  # reading it would silently drop a value
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:  # reading on would silently drop the first value
+            raise _Unreadable(f"the key {short_repr(key)} appears twice in one object")
+        result[key] = value
     return result
 
 
 def _finite(text: str) -> float:
     number = float(text)
     if not math.isfinite(number):
-        raise _Unreadable("a number out of range")
+        raise _Unreadable(f"the number {short_repr(text)} is out of range")
     return number
 
 
@@ -288,12 +291,18 @@ def _no_constant(text: str) -> Any:
     raise _Unreadable(f"{text} is not JSON")
 
 
+def load_json_exactly(text: str) -> Any:
+    """``json.loads``, refusing what it would read lossily or as something JSON does not have (a
+    repeated key, ``NaN``, a number out of range). Raises ValueError, or RecursionError when the
+    text is nested too deeply."""
+    return json.loads(text, object_pairs_hook=_unique_keys, parse_float=_finite, parse_constant=_no_constant)
+
+
 def read_json_text(text: str) -> Any:
-    """The value of JSON text, or `ABSENT` for text that is not JSON, or that reading would lose
-    a value of (a repeated key, a number out of range), or that is nested too deeply to read."""
+    """The value of JSON text (`load_json_exactly`), or `ABSENT` where that fails."""
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_float=_finite, parse_constant=_no_constant)
-    except (ValueError, RecursionError):  # ValueError includes _Unreadable and over-long integers
+        return load_json_exactly(text)
+    except (ValueError, RecursionError):  # ValueError includes over-long integers
         return ABSENT
 
 

@@ -15,7 +15,6 @@ its atomic writing are in `pydantic_lenient._stats`.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -35,7 +34,7 @@ from ._rules import (
     RuleError,
     applier_for,
     describe_rule,
-    short_repr,
+    load_json_exactly,
 )
 from ._stats import OTHER_TOOLS, CallCounter, StatsFileError, load_stats, write_json_atomically
 
@@ -319,29 +318,12 @@ def _log_normalized(tool: str, changes: Sequence[Change]) -> None:
     )
 
 
-class _Unreadable(ValueError):
-    """JSON that Python would read, but not as the file says: a repeated key, NaN."""
-
-
-def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _Unreadable(f"the key {short_repr(key)} appears twice in one object")
-        result[key] = value
-    return result
-
-
-def _not_json(constant: str) -> Any:
-    raise _Unreadable(f"{constant} is not JSON")
-
-
 def _rules_document(text: str | bytes) -> list[Any]:
     """The list of rules in a rules document: JSON text of a list, or of ``{"rules": [...]}``."""
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8-sig")
-        data = json.loads(text, object_pairs_hook=_no_repeated_keys, parse_constant=_not_json)
+        data = load_json_exactly(text)
     except UnicodeDecodeError as error:
         raise RuleError(f"rules are not UTF-8 text (byte {error.start})") from None
     except RecursionError:
