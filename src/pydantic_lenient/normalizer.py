@@ -78,13 +78,6 @@ class NormalizeResult:
     def __init__(self, arguments: dict[str, Any], applied: Iterable[dict[str, Any]]) -> None:
         self.arguments, self._changes, self._applied = arguments, (), list(applied)
 
-    @classmethod
-    def _of(cls, arguments: dict[str, Any], changes: Sequence[Change]) -> NormalizeResult:
-        """A result whose ``applied`` dicts are built from ``changes`` only if someone reads them."""
-        result = cls.__new__(cls)
-        result.arguments, result._changes, result._applied = arguments, changes, None
-        return result
-
     @property
     def applied(self) -> list[dict[str, Any]]:
         if self._applied is None:
@@ -225,7 +218,7 @@ class Normalizer:
         counter.add(plan.counted_as, changes)
         if changes and logger.isEnabledFor(logging.INFO):
             _log_normalized(tool, changes)
-        # What `NormalizeResult._of` does, inline: this is every call's path.
+        # A result whose `applied` is built from `changes` when first read (`__init__` takes dicts).
         result: NormalizeResult = _new(NormalizeResult)
         result.arguments, result._changes, result._applied = arguments, changes, None
         return result
