@@ -122,6 +122,10 @@ def _nested_json(depth: int) -> str:
             "rule 'x': coerce_to must be one of bool, float, int",
         ),
         (b'[{"tools": ["t"], "type": "param_alias", "from": "a", "to": "b"}]', "rule #0: id must be"),
+        (
+            b'[{"id": "x", "tools": ["t"], "type": "param_default", "from": "a", "value": 1e999}]',
+            "the number '1e999' is out of range",
+        ),
         (b'{"rules": 5}', "rules must be a JSON list"),
         (b"42", "rules must be a JSON list"),
         (b"", "not valid JSON"),
