@@ -1,4 +1,4 @@
-"""Cost of repairing a call against a compiled jsonschema validator just validating it, as ratios from one run.
+"""Cost of repairing a call against python-jsonschema's compiled validator just validating it, as ratios from one run.
 
 python benchmarks/bench_repair.py
 """
@@ -105,8 +105,8 @@ def main() -> int:
         rounds=9,
     )
     met = print_ratios(
-        "20-field schema with nested objects and $refs, a call needing 3 fixes (issue 6 target)",
-        [("Repairer.repair, vs a compiled validator's validate() of the call", "repair", "validate", 3.0)],
+        "20-field schema with nested objects and $refs, a call needing 3 fixes",
+        [("Repairer.repair, vs a compiled validator's validate() of the call", "repair", "validate", 0.35)],
         times,
     )
     print_ratios(
@@ -117,7 +117,7 @@ def main() -> int:
         ],
         times,
     )
-    print(f"\n{sum(met)} of {len(met)} issue-6 targets met")
+    print(f"\n{sum(met)} of {len(met)} targets met")
     return 0
 
 

@@ -205,10 +205,16 @@ def test_repair_against_a_plain_schema_and_a_catalog(tmp_path: Path) -> None:
         "arguments": {"n": 3},
         "repairs": [{"path": "/n", "from": "3", "to": 3, "kind": "string_to_number"}],
         "valid": True,
+        "reasons": [],
     }
+    assert completed.stderr == "pydantic-lenient: valid after 1 repair(s)\n"
     completed = run("repair", "--schema", "examples/mail_tools.catalog.json", "--tool", "fetch_message", '{"uid": "x"}')
     assert completed.returncode == 1  # the schema takes strings there, so repair leaves it, still invalid
-    assert json.loads(completed.stdout) == {"arguments": {"uid": "x"}, "repairs": [], "valid": False}
+    output = json.loads(completed.stdout)
+    assert (output["arguments"], output["repairs"], output["valid"]) == ({"uid": "x"}, [], False)
+    assert [reason["path"] for reason in output["reasons"]] == ["/uid"]
+    (line,) = completed.stderr.splitlines()
+    assert line.startswith("pydantic-lenient: still invalid after 0 repair(s): /uid: ")
 
 
 @pytest.mark.parametrize(
@@ -219,10 +225,22 @@ def test_repair_against_a_plain_schema_and_a_catalog(tmp_path: Path) -> None:
         (["--schema", "examples/fs_rules.json", "--tool", "x", "{}"], "is a plain schema"),
         (["--schema", "missing.json", "{}"], "cannot read"),
         (["--schema", "examples/mail_tools.catalog.json", "--tool", "search", "{"], "not valid JSON"),
+        (["--schema", "examples/mail_tools.catalog.json", "--tool", "search", "[1]"], "must be a JSON object"),
+        (["--schema", "@schema", "{}"], "the schema cannot be used: [] is not of type"),
+        (["--schema", "@pattern", '{"a": "x"}'], "is not an ECMA-262 regular expression"),
+        (["--schema", "@remote", '{"a": 1}'], "nothing is fetched"),
     ],
 )
-def test_repair_bad_input_is_one_line(args: list[str], message: str) -> None:
-    completed = run("repair", *args)
+def test_repair_bad_input_is_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    files = {
+        "schema": {"properties": []},
+        "pattern": {"properties": {"a": {"pattern": "("}}},
+        "remote": {"properties": {"a": {"$ref": "http://127.0.0.1:9/x.json"}}},
+    }
+    for name, document in files.items():
+        (tmp_path / f"{name}.json").write_text(json.dumps(document))
+    paths = {f"@{name}": str(tmp_path / f"{name}.json") for name in files}
+    completed = run("repair", *[paths.get(arg, arg) for arg in args])
     assert completed.returncode == 2
     assert len(completed.stderr.strip().splitlines()) == 1
     assert message in completed.stderr

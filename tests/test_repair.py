@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pydantic_lenient.repair import Repairer, repair_arguments
+from pydantic_lenient.repair import Repairer, RepairResult, repair_arguments
 from pydantic_lenient.testing import Draft, host_validator
 from tests.strategies import any_input, json_values
 
@@ -142,11 +142,14 @@ def test_draft_07_tuple_items() -> None:
     assert result.valid is False  # "x" is no boolean, and repair leaves it for the model to see
 
 
-def test_only_if_invalid_leaves_valid_arguments_alone() -> None:
-    schema = _object(n={"type": "integer"}, s={"type": "string"})
-    assert repair_arguments(schema, {"n": 1, "s": "x"}) == ({"n": 1, "s": "x"}, [], True)
-    result = repair_arguments(schema, {"n": "1"}, only_if_invalid=False)
-    assert result.arguments == {"n": 1}
+def test_valid_arguments_come_back_as_an_unchanged_copy() -> None:
+    schema = _object(n={"type": "integer"}, s={"type": "string"}, o=_object())
+    arguments = {"n": 1, "s": "x", "o": {"k": ["1"]}}
+    result = repair_arguments(schema, arguments)
+    assert result == RepairResult({"n": 1, "s": "x", "o": {"k": ["1"]}}, [], True, ())
+    assert result.arguments is not arguments
+    assert result.arguments["o"] is not arguments["o"]
+    assert repair_arguments(schema, {"n": "1"}).arguments == {"n": 1}
 
 
 def test_never_adds_removes_or_defaults() -> None:
@@ -168,7 +171,7 @@ def test_never_adds_removes_or_defaults() -> None:
     ],
 )
 def test_ref_cycles_and_unresolvable_refs_are_bounded(schema: dict[str, Any]) -> None:
-    result = Repairer(schema).repair({"a": "1"}, only_if_invalid=False)
+    result = Repairer(schema).repair({"a": "1"})
     assert result.arguments == {"a": "1"}
 
 
@@ -203,7 +206,9 @@ def test_a_huge_schema_or_call_stops_at_the_budget() -> None:
     arguments = {f"f{index}": str(index) for index in range(50)}
     assert len(Repairer(schema).repair(arguments).repairs) == 50
     starved = Repairer(schema, budget=10).repair(arguments)
-    assert starved == (arguments, [], False)
+    assert (starved.arguments, starved.repairs, starved.valid) == (arguments, [], False)
+    assert len(starved.reasons) == 10  # max_reasons of the 50 errors
+    assert starved.reasons[0] == {"path": "/f0", "message": '"0" is not of type "integer"'}
 
 
 def test_repairs_are_logged(caplog: pytest.LogCaptureFixture) -> None:
@@ -223,20 +228,20 @@ _arguments = st.dictionaries(
 @given(arguments=_arguments)
 def test_repair_never_changes_valid_arguments(arguments: dict[str, Any]) -> None:
     if host_validator(NESTED).is_valid(arguments):
-        assert repair_arguments(NESTED, arguments, only_if_invalid=False).arguments == arguments
+        assert repair_arguments(NESTED, arguments).arguments == arguments
 
 
 @given(arguments=_arguments)
 def test_repair_is_idempotent(arguments: dict[str, Any]) -> None:
-    once = repair_arguments(NESTED, arguments, only_if_invalid=False)
-    twice = repair_arguments(NESTED, once.arguments, only_if_invalid=False)
+    once = repair_arguments(NESTED, arguments)
+    twice = repair_arguments(NESTED, once.arguments)
     assert twice.arguments == once.arguments
     assert twice.repairs == []
 
 
 @given(arguments=_arguments)
 def test_output_changes_only_at_reported_paths(arguments: dict[str, Any]) -> None:
-    result = repair_arguments(NESTED, arguments, only_if_invalid=False)
+    result = repair_arguments(NESTED, arguments)
     reported = {repair["path"] for repair in result.repairs}
     for path in _differences(arguments, result.arguments, ""):
         assert any(path == root or path.startswith(root + "/") for root in reported), (path, reported)
@@ -271,7 +276,7 @@ def test_suite_valid_instances_are_never_changed_and_nothing_crashes(group: dict
     repairer = Repairer(schema, draft=draft_name)
     for test in group["tests"]:
         assert validator.is_valid(test["data"]) == test["valid"], test["description"]  # ECMA patterns hold
-        result = repairer.repair(test["data"], only_if_invalid=False)
+        result = repairer.repair(test["data"])
         if test["valid"]:
             assert result.arguments == test["data"], test["description"]
             assert result.repairs == []

@@ -255,17 +255,36 @@ def _stats(arguments: argparse.Namespace) -> int:
 
 
 def _repair(arguments: argparse.Namespace) -> int:
+    """Exit 0 when the repaired arguments are valid, 1 when they are still invalid (with the
+    reasons on stderr), 2 for bad input: a schema the validator cannot use, arguments that are not
+    a JSON object."""
     schema = _schema_for(_read_json_file(arguments.schema), arguments.tool, arguments.schema)
     call = _read_arguments(arguments.arguments)
     try:
         from .repair import Repairer
-
-        result = Repairer(schema).repair(call)
     except ImportError as error:
         raise CommandError(str(error)) from None
-    output = {"arguments": result.arguments, "repairs": result.repairs, "valid": result.valid}
+    repairer = Repairer(schema)
+    if repairer.schema_error is not None:
+        raise CommandError(f"{arguments.schema}: the schema cannot be used: {repairer.schema_error}")
+    result = repairer.repair(call)
+    output = {
+        "arguments": result.arguments,
+        "repairs": result.repairs,
+        "valid": result.valid,
+        "reasons": list(result.reasons),
+    }
     _write(json.dumps(output, indent=2, ensure_ascii=False) + "\n", None)
-    return 0 if result.valid else 1
+    if result.valid:
+        print(f"{PROGRAM}: valid after {len(result.repairs)} repair(s)", file=sys.stderr)
+        return 0
+    reasons = "; ".join(f"{reason['path'] or '/'}: {_one_line(reason['message'])}" for reason in result.reasons)
+    print(f"{PROGRAM}: still invalid after {len(result.repairs)} repair(s): {reasons}", file=sys.stderr)
+    return 1
+
+
+def _one_line(text: str) -> str:
+    return " | ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def _schema_for(document: Any, tool: str | None, source: str) -> Any:
@@ -371,7 +390,11 @@ def _parser() -> argparse.ArgumentParser:
         commands,
         "repair",
         help="repair a call's arguments against a tool's inputSchema",
-        description="Print the repaired arguments and the repairs; exit 1 if they are still invalid.",
+        description=(
+            "Print the repaired arguments, the repairs and why they are still invalid, if they are."
+            " Exit 0 when valid, 1 when still invalid, 2 for a schema that cannot be used or arguments"
+            " that are not a JSON object."
+        ),
         run=_repair,
     )
     repair.add_argument("--schema", required=True, metavar="SCHEMA.json", help="a JSON schema, or a tools/list catalog")
@@ -387,8 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = arguments.run(arguments)
     except CommandError as error:
-        one_line = " | ".join(line.strip() for line in str(error).splitlines() if line.strip())
-        print(f"{PROGRAM}: error: {one_line}", file=sys.stderr)
+        print(f"{PROGRAM}: error: {_one_line(str(error))}", file=sys.stderr)
         return 2
     return code
 

@@ -9,7 +9,7 @@
         client = RepairingClient(session, on_repair=lambda tool, result: print(tool, result.repairs))
         await client.call_tool("search", {"limit": "10"})   # sent as {"limit": 10}
 
-Needs the ``repair`` extra (``jsonschema`` and ``regress``), and the SDK of the client it wraps.
+Needs the ``repair`` extra (``jsonschema-rs`` and ``regress``), and the SDK of the client it wraps.
 """
 
 from __future__ import annotations
