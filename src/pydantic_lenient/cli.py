@@ -275,6 +275,7 @@ def _repair(arguments: argparse.Namespace) -> int:
         "reasons": list(result.reasons),
     }
     _write(json.dumps(output, indent=2, ensure_ascii=False) + "\n", None)
+    sys.stdout.flush()  # the summary line follows the output, also where both go to one pipe
     if result.valid:
         print(f"{PROGRAM}: valid after {len(result.repairs)} repair(s)", file=sys.stderr)
         return 0

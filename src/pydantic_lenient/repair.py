@@ -78,6 +78,7 @@ MAX_NESTING = 256
 # Subschemas one value may be checked against, and all the arguments of one call.
 MAX_FAN_OUT = 10_000
 MAX_WORK = 1_000_000
+_IN_PLACE_CYCLE = "the schema has a $ref cycle that never moves into the value"
 _IN_PLACE = ("not", "if", "then", "else")
 _BELOW = (
     ("additionalProperties", "*"),
@@ -493,7 +494,7 @@ class Repairer:
         cached = self._closures.get(node)
         if cached is None:
             if node in self._closing:
-                return {}  # an in-place cycle, which the validator stops itself
+                raise _TooCostly(_IN_PLACE_CYCLE)  # JS hosts overflow their stack on such a schema
             self._closing.add(node)
             try:
                 cached = {node: 1}
@@ -558,7 +559,9 @@ class Repairer:
                 if not following or following == state.counts:
                     return True
                 state = _FanOut(following)
-        except _TooCostly:
+        except _TooCostly as error:
+            if error.args == (_IN_PLACE_CYCLE,):
+                raise _SchemaError(_IN_PLACE_CYCLE) from None
             return False
         return False
 
@@ -587,8 +590,12 @@ class Repairer:
                 if depth >= MAX_NESTING:
                     return f"the arguments nest deeper than {MAX_NESTING} levels"
                 stack.extend((item, self._below(state, step), depth + 1) for step, item in items)
-        except _TooCostly:
-            return f"the schema would check one value of the arguments against more than {MAX_FAN_OUT:,} subschemas"
+        except _TooCostly as error:
+            return (
+                error.args[0]
+                if error.args
+                else f"one value would be checked against more than {MAX_FAN_OUT:,} subschemas"
+            )
         return None
 
     # ---- schema locations

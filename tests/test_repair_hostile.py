@@ -1,0 +1,381 @@
+"""Schemas and arguments from someone who means harm: nothing fetched, nothing raised, nothing hangs.
+
+Every case runs under a generous hang guard (a thread with a time limit): a failure here is a
+verdict, never a timing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, TypeVar
+
+import pytest
+
+from pydantic_lenient.repair import MAX_NESTING, Repairer, RepairResult, repair_arguments
+
+T = TypeVar("T")
+HANG_GUARD_SECONDS = 60
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+
+
+def within_guard(function: Callable[[], T]) -> T:
+    """``function()``, failing the test if it has not returned after `HANG_GUARD_SECONDS`."""
+    outcome: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(function())
+        except BaseException as error:  # re-raised in the test's thread
+            errors.append(error)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(HANG_GUARD_SECONDS)
+    if worker.is_alive():
+        pytest.fail(f"still running after {HANG_GUARD_SECONDS} s")
+    if errors:
+        raise errors[0]
+    return outcome[0]
+
+
+def _object(**properties: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": properties}
+
+
+@dataclass(frozen=True)
+class Case:
+    """A schema and arguments, what repair must return (``after``: the arguments, unchanged when
+    None) and a piece of the first reason when invalid."""
+
+    id: str
+    schema: Any
+    arguments: Any
+    valid: bool
+    after: Any = None
+    reason: str | None = None
+    kinds: list[str] = field(default_factory=list)
+
+
+def _deep_schema(depth: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {}
+    for _ in range(depth):
+        schema = {"not": schema}
+    return schema
+
+
+def _doubling(keyword: str, levels: int) -> dict[str, Any]:
+    definitions: dict[str, Any] = {"d0": {"type": "integer"}}
+    for level in range(1, levels):
+        definitions[f"d{level}"] = {keyword: [{"$ref": f"#/$defs/d{level - 1}"}] * 2}
+    return {"$defs": definitions, "properties": {"a": {"$ref": f"#/$defs/d{levels - 1}"}}}
+
+
+def _chain(key: str, depth: int) -> Any:
+    value: Any = {}
+    for _ in range(depth):
+        value = {key: value}
+    return value
+
+
+CATASTROPHIC = "^(a+)+$"
+LOOKAROUND_BLOWUP = "^(?:(?=a)a|(?=a)a)*$"
+
+CASES = [
+    # Patterns: bounded, exact, and never Python's `re`.
+    Case("nested-quantifier", _object(a={"type": "string", "pattern": CATASTROPHIC}), {"a": "a" * 28 + "!"}, False),
+    Case(
+        "nested-quantifier-long",
+        _object(a={"type": "string", "pattern": CATASTROPHIC}),
+        {"a": "a" * 50_000 + "!"},
+        False,
+    ),
+    Case("nested-quantifier-match", _object(a={"type": "string", "pattern": CATASTROPHIC}), {"a": "a" * 50_000}, True),
+    Case("alternation-star", _object(a={"type": "string", "pattern": "^(a|a)*$"}), {"a": "a" * 30}, True),
+    Case(
+        "lookaround-backtracking-limit",
+        _object(a={"type": "string", "pattern": LOOKAROUND_BLOWUP}),
+        {"a": "a" * 40 + "!"},
+        False,
+        reason="backtracking",
+    ),
+    Case(
+        "pattern-properties-key",
+        {"patternProperties": {CATASTROPHIC: {"type": "integer"}}, "additionalProperties": False},
+        {"a" * 28 + "!": 1},
+        False,
+    ),
+    Case(
+        "property-names",
+        {"propertyNames": {"pattern": CATASTROPHIC}},
+        {"a" * 28 + "!": 1},
+        False,
+    ),
+    Case("invalid-pattern", _object(a={"type": "string", "pattern": "("}), {"a": "x"}, False, reason="ECMA-262"),
+    Case("invalid-in-u-mode", _object(a={"type": "string", "pattern": "^]$"}), {"a": "]"}, False, reason="ECMA-262"),
+    Case(
+        "backreference",
+        _object(a={"type": "string", "pattern": "^(a)\\1$"}),
+        {"a": "aa"},
+        False,
+        reason="backreference",
+    ),
+    Case("backreference-not-a-string", _object(a={"pattern": "^(a)\\1$"}), {"a": 1}, True),
+    Case("lookbehind", _object(a={"type": "string", "pattern": "(?<=a)b"}), {"a": "ab"}, False, reason="lookbehind"),
+    Case(
+        "undecidable-pattern-property",
+        {"patternProperties": {"^(a)\\1$": {"type": "integer"}}},
+        {"aa": "1"},
+        False,
+        reason="backreference",
+    ),
+    Case(
+        "unicode-property-under-own-schema",
+        _object(a={"$schema": DRAFT_07, "type": "string", "pattern": "^\\p{Letter}+$"}),
+        {"a": "é"},
+        True,
+    ),
+    Case(
+        "unicode-property-under-own-schema-refused",
+        _object(a={"$schema": DRAFT_07, "type": "string", "pattern": "^\\p{Letter}+$"}),
+        {"a": "1"},
+        False,
+    ),
+    Case(
+        "unicode-property-pattern-properties",
+        {"patternProperties": {"^\\p{Letter}$": {"type": "integer"}}, "additionalProperties": False},
+        {"é": "1"},
+        True,
+        after={"é": 1},
+        kinds=["string_to_number"],
+    ),
+    Case("dot-and-carriage-return", _object(a={"type": "string", "pattern": "^.$"}), {"a": "\r"}, False),
+    Case("dollar-before-newline", _object(a={"type": "string", "pattern": "^[0-9]+$"}), {"a": "100\n"}, False),
+    # Malformed schemas: valid=False with the reason, never an exception.
+    Case("properties-list", {"properties": []}, {"a": 1}, False, reason="is not of type"),
+    Case("required-number", {"required": 5}, {"a": 1}, False, reason="(at /required)"),
+    Case("minimum-string", {"minimum": "x"}, {"a": 1}, False, reason="(at /minimum)"),
+    Case("type-number", {"type": 5}, {"a": 1}, False, reason="(at /type)"),
+    Case("array-items-in-2020-12", {"items": [{"type": "integer"}]}, [1], False, reason="(at /items)"),
+    Case("not-a-schema", [1, 2], {"a": 1}, False, reason="not list"),
+    Case("pattern-property-not-a-string", {"patternProperties": {1: {}}}, {"a": 1}, False, reason="not a string"),
+    Case("deep-schema", _deep_schema(MAX_NESTING + 5), {}, False, reason="nests deeper"),
+    # References: inside the schema only, and read as the validator reads them.
+    Case(
+        "anchor",
+        {"properties": {"a": {"$ref": "#count"}}, "$defs": {"c": {"$anchor": "count", "type": "integer"}}},
+        {"a": "5"},
+        True,
+        after={"a": 5},
+        kinds=["string_to_number"],
+    ),
+    Case(
+        "anchor-not-the-root",
+        {"properties": {"a": {"$ref": "#count"}}, "$defs": {"c": {"$anchor": "count", "type": "integer"}}},
+        {"a": {"a": "5"}},
+        False,
+    ),
+    Case(
+        "nested-id",
+        {
+            "$defs": {"n": {"type": "integer"}},
+            "properties": {
+                "a": {
+                    "$id": "https://tools.test/sub",
+                    "$defs": {"n": {"type": "boolean"}},
+                    "properties": {"b": {"$ref": "#/$defs/n"}},
+                }
+            },
+        },
+        {"a": {"b": "true"}},
+        True,
+        after={"a": {"b": True}},
+        kinds=["string_to_boolean"],
+    ),
+    Case(
+        "draft-07-ref-overrides-siblings",
+        {
+            "$schema": DRAFT_07,
+            "definitions": {"i": {"type": "integer"}},
+            "properties": {"x": {"$ref": "#/definitions/i", "type": "string"}},
+        },
+        {"x": 5},
+        True,
+    ),
+    Case(
+        "draft-07-no-prefix-items",
+        {
+            "$schema": DRAFT_07,
+            "properties": {"p": {"type": "array", "prefixItems": [{"type": "integer"}]}},
+            "required": ["q"],
+        },
+        {"p": ["1"]},
+        False,
+    ),
+    Case(
+        "2020-12-prefix-items",
+        {"properties": {"p": {"type": "array", "prefixItems": [{"type": "integer"}]}}, "required": ["q"]},
+        {"p": ["1"]},
+        False,
+        after={"p": [1]},
+        kinds=["string_to_number"],
+    ),
+    Case(
+        "ref-cycle",
+        {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"},
+        {"a": "1"},
+        False,
+    ),
+    Case(
+        "missing-pointer",
+        {"properties": {"a": {"$ref": "#/$defs/missing"}}},
+        {"a": "1"},
+        False,
+        reason="/$defs/missing",
+    ),
+    # Combinators that multiply the validator's work.
+    Case("any-of-doubling", _doubling("anyOf", 40), {"a": "x"}, False, reason="subschemas"),
+    Case("all-of-doubling", _doubling("allOf", 40), {"a": 1}, False, reason="subschemas"),
+    Case(
+        "doubling-per-level",
+        {"type": "object", "allOf": [_object(a={"$ref": "#"}), _object(a={"$ref": "#"})]},
+        _chain("a", 40),
+        False,
+        reason="subschemas",
+    ),
+    # Odd arguments.
+    Case(
+        "lone-surrogate-json-text",
+        _object(a={"type": "array"}),
+        {"a": '["\ud800"]'},
+        False,
+        reason="cannot be validated",
+    ),
+    Case("lone-surrogate-string", _object(a={"type": "string"}), {"a": "\ud800"}, True),  # as in JS
+    Case(
+        "lone-surrogate-pattern",
+        _object(a={"type": "string", "pattern": "^.$"}),
+        {"a": "\ud800"},
+        False,
+        reason="cannot be validated",
+    ),
+    Case("huge-integer-for-a-string", _object(a={"type": "string"}), {"a": 10**5000}, False),
+    Case("not-json", _object(a={"type": "string"}), {"a": object()}, False, reason="cannot be validated"),
+    Case("key-not-a-string", _object(a={"type": "string"}), {1: "x"}, False, reason="cannot be validated"),
+    Case("deep-arguments", _object(v={}), {"v": _chain("v", 100_000)}, False, reason="nest deeper"),
+    Case("nan", _object(a={"type": "number"}), {"a": float("nan")}, False),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_hostile_case(case: Case) -> None:
+    result = within_guard(lambda: repair_arguments(case.schema, case.arguments))
+    assert isinstance(result, RepairResult)
+    assert result.valid is case.valid, result.reasons
+    if case.after is not None:
+        assert result.arguments == case.after
+    assert [repair["kind"] for repair in result.repairs] == case.kinds
+    if case.valid:
+        assert result.reasons == ()
+    else:
+        assert result.reasons, "an invalid result says why"
+        assert all(set(reason) == {"path", "message"} for reason in result.reasons)
+    if case.reason is not None:
+        assert case.reason in result.reasons[0]["message"], result.reasons
+
+
+# ---- nothing reaches the network
+
+
+class _Counter(BaseHTTPRequestHandler):
+    requests: list[str]
+
+    def do_GET(self) -> None:
+        self.requests.append(self.path)
+        body = b'{"type": "integer"}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, list[str]]]:
+    """A local HTTP server that serves a schema for any path and counts the requests it gets."""
+    requests: list[str] = []
+    handler = type("Handler", (_Counter,), {"requests": requests})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", requests
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+def _remote_schemas(url: str) -> list[Any]:
+    return [
+        _object(a={"$ref": f"{url}/x.json"}),
+        {"$id": f"{url}/root.json", **_object(a={"$ref": "x.json"})},
+        {"$id": f"{url}/root.json", **_object(a={"$ref": "x.json#/definitions/n"})},
+        _object(a={"$id": f"{url}/dir/", "$ref": "y.json"}),
+        {"$schema": DRAFT_07, **_object(a={"$ref": f"{url}/x.json"})},
+        {"$schema": DRAFT_07, "$id": f"{url}/root.json", **_object(a={"$ref": "x.json"})},
+        _object(a={"$dynamicRef": f"{url}/x.json"}),
+        {"$schema": f"{url}/meta.json", **_object(a={"type": "integer"})},
+        {"$ref": f"{url}/root.json"},
+    ]
+
+
+def test_no_schema_reaches_the_network(server: tuple[str, list[str]]) -> None:
+    url, requests = server
+    for schema in _remote_schemas(url):
+        repairer = within_guard(lambda schema=schema: Repairer(schema))  # type: ignore[misc]
+        for arguments in ({"a": "1"}, {}, {"a": {"b": 1}}):
+            result = within_guard(lambda arguments=arguments, repairer=repairer: repairer.repair(arguments))  # type: ignore[misc]
+            if repairer.schema_error is not None:
+                assert result.valid is False
+                assert result.reasons[0]["message"].startswith("the schema cannot be used")
+    assert requests == []
+
+
+def test_a_remote_ref_is_refused_with_a_reason(server: tuple[str, list[str]]) -> None:
+    url, requests = server
+    result = repair_arguments(_object(a={"$ref": f"{url}/x.json"}), {"a": "1"})
+    assert result.valid is False
+    assert "nothing is fetched" in result.reasons[0]["message"]
+    assert requests == []
+
+
+# ---- large schemas and calls: bounded, and compiled once
+
+
+def test_a_thousand_pattern_properties_against_a_thousand_keys() -> None:
+    schema = {
+        "type": "object",
+        "patternProperties": {f"^k{index}_[0-9]+$": {"type": "integer"} for index in range(1_000)},
+        "additionalProperties": False,
+    }
+    arguments = {f"k{index}_{index}": str(index) for index in range(1_000)}
+    repairer = within_guard(lambda: Repairer(schema))
+    for _ in range(2):
+        result = within_guard(lambda: repairer.repair(arguments))
+        assert result.valid
+        assert result.arguments == {key: int(value) for key, value in arguments.items()}
+
+
+def test_many_catastrophic_patterns_in_one_call() -> None:
+    schema = _object(**{f"f{index}": {"type": "string", "pattern": CATASTROPHIC} for index in range(200)})
+    arguments = {f"f{index}": "a" * 40 + "!" for index in range(200)}
+    result = within_guard(lambda: repair_arguments(schema, arguments))
+    assert result.valid is False
+    assert len(result.reasons) == 10
