@@ -56,23 +56,24 @@ def lenient_tool(
 
 EXPECTED_STRICT = [
     ("error", "strict_tool.limit", "Optional[int]", "Optional[LenientInt]"),
-    ("error", "strict_tool.offset", "int", "LenientUInt"),
-    ("error", "strict_tool.page", "int", "LenientPositiveInt"),
+    ("error", "strict_tool.offset", "Annotated[int, Field(ge=0)]", "LenientUInt"),
+    ("error", "strict_tool.page", "Annotated[int, Field(gt=0)]", "LenientPositiveInt"),
     ("error", "strict_tool.dry_run", "bool", "StrictBoolish"),
     ("error", "strict_tool.ratio", "float", "LenientFloat"),
-    ("note", "strict_tool.ids", "list[int]", "LenientJson[list[int]]"),
+    ("note", "strict_tool.ids", "list[int]", "LenientJson[list[LenientInt]]"),
     ("error", "strict_tool.ids[]", "int", "LenientInt"),
-    ("note", "strict_tool.steps", "Optional[list[Step]]", "Optional[LenientJson[list[Step]]]"),
+    ("note", "strict_tool.steps", "Optional[list[Step]]", "Optional[LenientJson[list[Lenient[Step]]]]"),
     ("error", "strict_tool.steps[].count", "int", "LenientInt"),
     ("error", "strict_tool.steps[].done", "bool", "StrictBoolish"),
-    ("note", "strict_tool.point", "Optional[Point]", "Optional[LenientJson[Point]]"),
+    ("note", "strict_tool.point", "Optional[Point]", "Optional[Lenient[Point]]"),
     ("error", "strict_tool.point.x", "float", "LenientFloat"),
-    ("note", "strict_tool.box", "Optional[Box]", "Optional[LenientJson[Box]]"),
+    ("note", "strict_tool.box", "Optional[Box]", "Optional[Lenient[Box]]"),
     ("error", "strict_tool.box.width", "int", "LenientInt"),
-    ("note", "strict_tool.weights", "dict[str, float]", "LenientJson[dict[str, float]]"),
+    ("note", "strict_tool.weights", "dict[str, float]", "LenientJson[dict[str, LenientFloat]]"),
     ("error", "strict_tool.weights{}", "float", "LenientFloat"),
-    ("note", "strict_tool.pair", "tuple[int, str]", "LenientJson[tuple[int, str]]"),
+    ("note", "strict_tool.pair", "tuple[int, str]", "LenientJson[tuple[LenientInt, str]]"),
     ("error", "strict_tool.pair[0]", "int", "LenientInt"),
+    ("note", "strict_tool.either", "int | str", ""),
 ]
 
 
@@ -98,7 +99,7 @@ def test_report_is_readable() -> None:
     report = format_findings(audit([strict_tool])[:2])
     assert report.splitlines() == [
         "error: strict_tool.limit: Optional[int] is not lenient; use Optional[LenientInt]",
-        "error: strict_tool.offset: int is not lenient; use LenientUInt",
+        "error: strict_tool.offset: Annotated[int, Field(ge=0)] is not lenient; use LenientUInt",
         "2 error(s), 0 note(s)",
     ]
     assert str(Finding("note", "t.x", "list[int]", "LenientJson[list[int]]")) == (
@@ -116,3 +117,53 @@ def test_fields_that_take_strings_anyway_are_not_findings(annotation: Any) -> No
         value: resolved  # type: ignore[valid-type]
 
     assert audit([("tool", Model)]) == []
+
+
+def bounded_tool(
+    limit: Annotated[int, Field(ge=1, le=500)] = 50,
+    page: Optional[Annotated[int, Field(ge=1)]] = None,
+    byte: Annotated[int, Field(ge=0, le=255)] = 0,
+    ratio: Annotated[float, Field(gt=0, lt=1)] = 0.5,
+) -> None:
+    """Bounds the suggestions must keep."""
+
+
+def test_suggestions_keep_bounds() -> None:
+    found = [(f.path, f.annotation, f.suggestion) for f in audit([bounded_tool])]
+    assert found == [
+        ("bounded_tool.limit", "Annotated[int, Field(ge=1, le=500)]", "Annotated[LenientInt, Field(ge=1, le=500)]"),
+        ("bounded_tool.page", "Optional[Annotated[int, Field(ge=1)]]", "Optional[Annotated[LenientInt, Field(ge=1)]]"),
+        ("bounded_tool.byte", "Annotated[int, Field(ge=0, le=255)]", "LenientU8"),
+        ("bounded_tool.ratio", "Annotated[float, Field(gt=0, lt=1)]", "Annotated[LenientFloat, Field(gt=0, lt=1)]"),
+    ]
+
+
+def test_a_field_that_cannot_be_made_lenient_is_a_note_saying_why() -> None:
+    class Model(BaseModel):
+        either: int | str = 1
+        wide: Annotated[float, Field(allow_inf_nan=True)] = 0.0
+
+    report = format_findings(audit([("tool", Model)]))
+    assert report.splitlines() == [
+        "note: tool.either: int | str stays as it is: str already takes any string, "
+        "so a string such as '1' could be meant for either member",
+        "note: tool.wide: Annotated[float, Field(allow_inf_nan=True)] stays as it is: "
+        "it allows NaN and Infinity, which LenientFloat refuses",
+        "0 error(s), 2 note(s)",
+    ]
+
+
+def test_every_suggestion_is_what_the_mapping_gives() -> None:
+    """The audit and lenient_annotation are one mapping: a model rebuilt from the suggestions'
+    mapping passes the audit."""
+    from pydantic_lenient.lenient import lenient_tool as make_lenient_tool
+
+    assert audit([make_lenient_tool(strict_tool)]) == [
+        Finding(
+            "note",
+            "strict_tool.either",
+            "int | str",
+            "",
+            reason="str already takes any string, so a string such as '1' could be meant for either member",
+        )
+    ]

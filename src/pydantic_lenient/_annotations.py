@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import typing
 from typing import Annotated, Any
 
 import annotated_types
+from pydantic import BaseModel
 
 from .booleans import _StrictBoolish
 from .floats import _LenientFloat
 from .integers import _LenientInt
 from .json_values import JsonTextOf
 
-__all__ = ("is_lenient", "lenient_scalar", "split_annotated")
+__all__ = ("ARRAYS", "is_lenient", "is_structured", "is_typeddict", "lenient_scalar", "split_annotated")
 
 _LENIENT_MARKERS = (_LenientInt, _LenientFloat, _StrictBoolish, JsonTextOf)
 
@@ -52,3 +54,23 @@ def _lower_bound(metadata: tuple[Any, ...]) -> float | None:
         if isinstance(marker, annotated_types.Gt):
             return float(marker.gt) + 1  # type: ignore[arg-type]
     return None
+
+
+ARRAYS = frozenset({list, set, frozenset, tuple})
+
+
+def is_structured(base: Any) -> bool:
+    """Whether ``base`` is array- or object-shaped: a list, tuple, set, dict, model, TypedDict or dataclass."""
+    origin = typing.get_origin(base) or base
+    return (
+        origin in ARRAYS
+        or origin is dict
+        or (isinstance(base, type) and issubclass(base, BaseModel))
+        or is_typeddict(base)
+        or (dataclasses.is_dataclass(base) and isinstance(base, type))
+    )
+
+
+def is_typeddict(base: Any) -> bool:
+    # typing.is_typeddict misses typing_extensions.TypedDict on older Pythons; both have these.
+    return isinstance(base, type) and issubclass(base, dict) and hasattr(base, "__total__")

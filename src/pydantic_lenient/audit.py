@@ -10,21 +10,22 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel
 
-from ._annotations import is_lenient, lenient_scalar, split_annotated
+from ._annotations import ARRAYS, is_lenient, is_structured, is_typeddict, split_annotated
 from .catalog import tool_specs
 from .json_values import AcceptJsonText
+from .lenient import lenient_form, render_annotation
 
 __all__ = ("Finding", "audit", "format_findings")
 
 Level = Literal["error", "note"]
-_SEQUENCES = frozenset({list, set, frozenset, tuple})
 _UNION_TYPES = (typing.Union, types.UnionType)
+_ANNOTATED: Any = Annotated  # subscripted with run-time values below
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,12 @@ class Finding:
     path: str
     annotation: str
     suggestion: str
+    reason: str | None = None
+    """Set when the field stays as it is: why it cannot be made lenient (``suggestion`` is then empty)."""
 
     def __str__(self) -> str:
+        if self.reason is not None:
+            return f"{self.level}: {self.path}: {self.annotation} stays as it is: {self.reason}"
         why = "is not lenient" if self.level == "error" else "does not accept JSON text"
         return f"{self.level}: {self.path}: {self.annotation} {why}; use {self.suggestion}"
 
@@ -77,30 +82,34 @@ def _audit(
     metadata = outer + inner
     if is_lenient(metadata):
         return
-    members = typing.get_args(base) if typing.get_origin(base) in _UNION_TYPES else (annotation,)
-    # A union with str already takes any string argument, so its numbers are not at risk.
-    takes_any_string = any(split_annotated(member)[0] is str for member in members)
-    scalars: dict[int, str] = {}
-    structures: dict[int, str] = {}
-    inside: list[tuple[Any, str]] = []
-    for member in members:
-        member_base, member_metadata = split_annotated(member)
-        if is_lenient(member_metadata):
-            continue
-        lenient = lenient_scalar(member_base, member_metadata + metadata)
-        if lenient is not None:
-            if not takes_any_string:
-                scalars[id(member_base)] = lenient
-        elif _is_structured(member_base):
-            if not any(isinstance(marker, AcceptJsonText) for marker in member_metadata + metadata):
-                structures[id(member_base)] = f"LenientJson[{_render(member_base)}]"
-            inside.extend(_children(member_base, path))
-    if scalars:
-        yield Finding("error", path, _render(annotation), _render(annotation, scalars))
-    if structures and top_level:
-        yield Finding("note", path, _render(annotation), _render(annotation, structures))
-    for child, child_path in inside:
-        yield from _audit_structure(child, child_path, seen)
+    whole = _ANNOTATED[(base, *metadata)] if metadata else base
+    form = lenient_form(whole)
+    members = typing.get_args(base) if typing.get_origin(base) in _UNION_TYPES else (whole,)
+    here = {id(whole), *map(id, members)}
+    kept = [entry for entry in form.kept if id(entry.annotation) in here]
+    current = render_annotation(whole)
+    for entry in kept:
+        yield Finding("note", path, current, "", reason=entry.reason)
+    scalars = [member for member in members if _is_strict_scalar(member)]
+    structures = [member for member in members if is_structured(split_annotated(member)[0])]
+    if scalars and not kept:
+        yield Finding("error", path, current, render_annotation(form.annotation))
+    without_text = [
+        member
+        for member in structures
+        if not any(isinstance(marker, AcceptJsonText) for marker in (*split_annotated(member)[1], *metadata))
+    ]
+    if without_text and top_level and not scalars and form.annotation is not whole:
+        yield Finding("note", path, current, render_annotation(form.annotation))
+    for member in structures:
+        member_base, _ = split_annotated(member)
+        for child, child_path in _children(member_base, path):
+            yield from _audit_structure(child, child_path, seen)
+
+
+def _is_strict_scalar(member: Any) -> bool:
+    member_base, member_metadata = split_annotated(member)
+    return member_base in (int, float, bool) and not is_lenient(member_metadata)
 
 
 def _audit_structure(annotation: Any, path: str, seen: set[type]) -> Iterator[Finding]:
@@ -112,10 +121,10 @@ def _audit_structure(annotation: Any, path: str, seen: set[type]) -> Iterator[Fi
 
 
 def _children(base: Any, path: str) -> Iterator[tuple[Any, str]]:
-    """The annotations one level inside a type `_is_structured` admits, with their paths."""
+    """The annotations one level inside a type `is_structured` admits, with their paths."""
     origin = typing.get_origin(base) or base
     arguments = typing.get_args(base)
-    if origin in _SEQUENCES:
+    if origin in ARRAYS:
         for index, item in enumerate(arguments):
             if item is not Ellipsis:
                 yield (
@@ -127,49 +136,10 @@ def _children(base: Any, path: str) -> Iterator[tuple[Any, str]]:
             yield arguments[1], f"{path}{{}}"
     elif isinstance(base, type) and issubclass(base, BaseModel):
         yield base, path
-    elif _is_typeddict(base):
+    elif is_typeddict(base):
         for name, hint in typing.get_type_hints(base, include_extras=True).items():
             yield hint, f"{path}.{name}"
     elif dataclasses.is_dataclass(base) and isinstance(base, type):
         hints = typing.get_type_hints(base, include_extras=True)
         for field in dataclasses.fields(base):
             yield hints.get(field.name, Any), f"{path}.{field.name}"
-
-
-def _is_structured(base: Any) -> bool:
-    origin = typing.get_origin(base) or base
-    return (
-        origin in _SEQUENCES
-        or origin is dict
-        or (isinstance(base, type) and issubclass(base, BaseModel))
-        or _is_typeddict(base)
-        or (dataclasses.is_dataclass(base) and isinstance(base, type))
-    )
-
-
-def _is_typeddict(base: Any) -> bool:
-    # typing.is_typeddict misses typing_extensions.TypedDict on older Pythons; both have these.
-    return isinstance(base, type) and issubclass(base, dict) and hasattr(base, "__total__")
-
-
-def _render(annotation: Any, replacements: dict[int, str] | None = None) -> str:
-    """An annotation as it would be written, with ``Annotated`` metadata left out and any part
-    whose ``id`` is in ``replacements`` written as its replacement."""
-    base, _ = split_annotated(annotation)
-    if replacements and id(base) in replacements:
-        return replacements[id(base)]
-    render: Callable[[Any], str] = lambda part: _render(part, replacements)  # noqa: E731
-    origin = typing.get_origin(base)
-    arguments = typing.get_args(base)
-    if origin in _UNION_TYPES:
-        members = [member for member in arguments if member is not type(None)]
-        inner = " | ".join(render(member) for member in members)
-        return f"Optional[{inner}]" if len(members) < len(arguments) else inner
-    if origin is Literal:
-        return f"Literal[{', '.join(map(repr, arguments))}]"
-    if origin is not None:
-        name = getattr(origin, "__name__", str(origin))
-        return f"{name}[{', '.join('...' if part is Ellipsis else render(part) for part in arguments)}]"
-    if base is Any:
-        return "Any"
-    return getattr(base, "__name__", repr(base))
