@@ -82,7 +82,8 @@ def _audit(
     metadata = outer + inner
     if is_lenient(metadata):
         return
-    whole = _ANNOTATED[(base, *metadata)] if metadata else base
+    parts = (base, *metadata)
+    whole = _ANNOTATED[parts] if metadata else base
     form = lenient_form(whole)
     members = typing.get_args(base) if typing.get_origin(base) in _UNION_TYPES else (whole,)
     here = {id(whole), *map(id, members)}

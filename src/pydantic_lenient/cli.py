@@ -4,6 +4,7 @@
     pydantic-lenient normalize --rules RULES.json --tool NAME ARGUMENTS_JSON
     pydantic-lenient stats STATS.json
     pydantic-lenient repair --schema SCHEMA.json [--tool NAME] ARGUMENTS_JSON
+    pydantic-lenient fix PATH... [--diff]
 
 Also runs as ``python -m pydantic_lenient``. Exit codes: 0 ok, 1 a check or repair failed, 2 bad
 usage or input. Every failure is one line on stderr naming its cause, never a traceback.
@@ -307,6 +308,29 @@ def _schema_for(document: Any, tool: str | None, source: str) -> Any:
     return document
 
 
+def _fix(arguments: argparse.Namespace) -> int:
+    try:
+        from .fix import fix_file
+    except ImportError as error:
+        raise CommandError(f"fix needs LibCST: pip install 'pydantic-lenient[codemod]' ({error})") from None
+    for path in arguments.paths:
+        if not Path(path).is_file():
+            raise CommandError(f"no such file: {path}")
+        try:
+            result = fix_file(path, write=not arguments.diff)
+        except CommandError:
+            raise
+        except Exception as error:  # a file that does not parse, or whose tools cannot be read
+            raise CommandError(f"{path}: {type(error).__name__}: {error}") from None
+        if arguments.diff:
+            sys.stdout.write(result.diff())
+            continue
+        for change in result.changes:
+            print(change, file=sys.stderr)
+        print(f"{path}: {len(result.changes)} annotation(s) made lenient", file=sys.stderr)
+    return 0
+
+
 def format_stats(stats: dict[str, Any]) -> str:
     """A normalizer stats file as readable tables."""
     processed, normalized = stats.get("total_processed", 0), stats.get("total_normalized", 0)
@@ -401,6 +425,17 @@ def _parser() -> argparse.ArgumentParser:
     repair.add_argument("--schema", required=True, metavar="SCHEMA.json", help="a JSON schema, or a tools/list catalog")
     repair.add_argument("--tool", metavar="NAME", help="the tool, when --schema is a catalog")
     repair.add_argument("arguments", metavar="ARGUMENTS_JSON", help="the arguments as JSON, or - for stdin")
+
+    fix = _command(
+        commands,
+        "fix",
+        help="rewrite the annotations the audit flags, in place",
+        description="Make the tools' parameters and model fields in each file lenient, keeping formatting and "
+        "comments, and import what that needs (the codemod extra: LibCST). --diff prints the change instead.",
+        run=_fix,
+    )
+    fix.add_argument("paths", nargs="+", metavar="PATH", help="a Python file whose tools to fix")
+    fix.add_argument("--diff", action="store_true", help="print the change as a unified diff; write nothing")
     return parser
 
 

@@ -218,9 +218,9 @@ class _Mapper:
                 return annotation
             return _with_metadata(LenientFloat, kept)
         if all(isinstance(marker, _BOUNDS) for marker in _expand(kept)):
-            named = _NAMED_INTEGERS.get(_inclusive_bounds(_expand(kept)))
-            if named is not None:
-                return named
+            bounds = _inclusive_bounds(_expand(kept))
+            if bounds in _NAMED_INTEGERS:
+                return _NAMED_INTEGERS[bounds]
         return _with_metadata(LenientInt, kept)
 
     def union(self, annotation: Any, base: Any, metadata: tuple[Any, ...]) -> Any:
@@ -248,7 +248,8 @@ class _Mapper:
         if takes_text or not text:
             return annotation if new_base is base else _with_metadata(new_base, metadata)
         # After the other metadata, so that constraints (min_length) apply to both forms.
-        return _ANNOTATED[(new_base, *metadata, AcceptJsonText())]
+        parts = (new_base, *metadata, AcceptJsonText())
+        return _ANNOTATED[parts]
 
     def structure(self, base: Any) -> Any:
         """``base`` with its members lenient (not taking JSON text itself)."""
@@ -307,9 +308,7 @@ class _Mapper:
                 changed[name] = (new, info)
         if not changed:
             return model
-        lenient: type[BaseModel] = create_model(  # type: ignore[call-overload]
-            model.__name__, __base__=model, __module__=model.__module__, **changed
-        )
+        lenient: type[BaseModel] = create_model(model.__name__, __base__=model, __module__=model.__module__, **changed)
         lenient.__qualname__ = model.__qualname__
         return lenient
 
@@ -326,7 +325,8 @@ class _Mapper:
             fields[name] = Required[new] if required else NotRequired[new]
         if not changed:
             return typed_dict
-        lenient: type = TypedDictType(typed_dict.__name__, fields)  # type: ignore[operator]
+        make_typed_dict: Any = TypedDictType
+        lenient: type = make_typed_dict(typed_dict.__name__, fields)
         lenient.__module__ = typed_dict.__module__
         lenient.__qualname__ = typed_dict.__qualname__
         return lenient
@@ -369,7 +369,10 @@ class _Mapper:
 
 
 def _with_metadata(base: Any, metadata: tuple[Any, ...]) -> Any:
-    return _ANNOTATED[(base, *metadata)] if metadata else base
+    if not metadata:
+        return base
+    parts = (base, *metadata)
+    return _ANNOTATED[parts]
 
 
 def _expand(metadata: tuple[Any, ...], *, fields: bool = False) -> tuple[Any, ...]:
@@ -442,15 +445,15 @@ def _takes_strings(member: Any) -> bool:
 
 def _requiredness(hint: Any, *, default: bool) -> bool:
     origin = typing.get_origin(hint)
-    if origin in (Required, typing.Required):
+    if origin in (Required,):
         return True
-    if origin in (NotRequired, typing.NotRequired):
+    if origin in (NotRequired,):
         return False
     return default
 
 
 def _strip_requiredness(hint: Any) -> Any:
-    while typing.get_origin(hint) in (Required, NotRequired, typing.Required, typing.NotRequired):
+    while typing.get_origin(hint) in (Required, NotRequired):
         hint = typing.get_args(hint)[0]
     return hint
 
