@@ -4,6 +4,8 @@
 
 * ``tools/list`` advertises each tool's input schema in a chosen style (default ``type-array``):
   FastMCP's own schema, rewritten with `pydantic_lenient.apply_style` (``strict`` leaves it as is).
+* With ``lenient_parameters=True``, every function tool's parameters are made lenient as
+  `pydantic_lenient.lenient_tool` would make them, tools registered later included.
 * With a ``normalizer``, ``tools/call`` arguments are normalized before FastMCP validates them
   (feeding the normalizer's stats); a conflict is a tool error the model can read. Only calls to
   tools the server has are normalized; each is registered with the normalizer
@@ -23,19 +25,26 @@ import mcp.types as mt
 from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import Tool, ToolResult
+from fastmcp.tools.function_parsing import ParsedFunction
 
+from .lenient import lenient_tool
 from .normalizer import NormalizationConflict, Normalizer
 from .schema_styles import Style, apply_style
 
 __all__ = ("LenientMiddleware",)
 
+_PATCHED = "__pydantic_lenient_patched__"
+
 
 class LenientMiddleware(Middleware):
     """Normalizes ``tools/call`` arguments (with a ``normalizer``) and restyles ``tools/list``."""
 
-    def __init__(self, normalizer: Normalizer | None = None, *, style: Style = "type-array") -> None:
+    def __init__(
+        self, normalizer: Normalizer | None = None, *, style: Style = "type-array", lenient_parameters: bool = False
+    ) -> None:
         self.normalizer = normalizer
         self.style: Style = style
+        self.lenient_parameters = lenient_parameters
 
     async def on_call_tool(
         self,
@@ -43,6 +52,11 @@ class LenientMiddleware(Middleware):
         call_next: CallNext[mt.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
         params = context.message
+        if self.lenient_parameters:
+            server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
+            tool = await server.get_tool(params.name) if server is not None else None
+            if tool is not None:
+                _make_parameters_lenient(tool)
         if self.normalizer is not None and await _server_has_tool(context, params.name):
             self.normalizer.register_tools([params.name])  # its calls are counted under its name
             try:
@@ -59,6 +73,9 @@ class LenientMiddleware(Middleware):
         call_next: CallNext[mt.ListToolsRequest, Sequence[Tool]],
     ) -> Sequence[Tool]:
         tools = await call_next(context)
+        if self.lenient_parameters:
+            for tool in tools:
+                _make_parameters_lenient(tool)
         return [_restyled(tool, self.style) for tool in tools]
 
 
@@ -66,6 +83,19 @@ async def _server_has_tool(context: MiddlewareContext[Any], name: str) -> bool:
     """Whether the server has (and would run) ``name``: calls to other names are not normalized."""
     server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
     return server is not None and await server.get_tool(name) is not None
+
+
+def _make_parameters_lenient(tool: Tool) -> None:
+    """Give a function tool (once) the `lenient_tool` form of its function, and the schema FastMCP
+    builds from that. The tool object is the one the server keeps, so later calls find it done."""
+    function = getattr(tool, "fn", None)
+    if function is None or getattr(function, _PATCHED, False):
+        return
+    lenient = lenient_tool(function)
+    setattr(lenient, _PATCHED, True)
+    # Tools are pydantic models; these fields are set in place, past any assignment validation.
+    object.__setattr__(tool, "fn", lenient)
+    object.__setattr__(tool, "parameters", ParsedFunction.from_function(lenient).input_schema)
 
 
 def _restyled(tool: Tool, style: Style) -> Any:

@@ -13,6 +13,8 @@
   it turns ``"null"`` into None and ``'["x"]'`` into a list (python-sdk #3055), and it parses text
   for a ``LenientJson`` field before that field's own limits apply. Strings a field takes as they
   are now reach it untouched; other strings are pre-parsed as before.
+* With ``lenient_parameters=True``, every tool's parameters are made lenient as
+  `pydantic_lenient.lenient_tool` would make them: ``int`` takes ``"100"``, ``bool`` ``"false"``.
 * With a ``normalizer``, a server middleware normalizes ``tools/call`` arguments before the SDK
   validates them (feeding the normalizer's stats); a conflict is a tool error the model can read.
   Only calls to the server's tools are normalized, and each tool is registered with the normalizer
@@ -32,6 +34,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
 from pydantic import TypeAdapter, ValidationError
 
+from .lenient import lenient_model
 from .normalizer import NormalizationConflict, Normalizer
 from .schema_styles import Style, input_schema
 
@@ -41,9 +44,22 @@ _PATCHED = "__pydantic_lenient_patched__"
 _ANNOTATED: Any = Annotated  # subscripted with run-time values below
 
 
-def make_lenient(server: MCPServer, *, normalizer: Normalizer | None = None, style: Style = "type-array") -> MCPServer:
-    """Make ``server``'s tools lenient end to end (see the module docs); returns the server."""
-    middleware = LenientServerMiddleware(server, normalizer=normalizer, style=style)
+def make_lenient(
+    server: MCPServer,
+    *,
+    normalizer: Normalizer | None = None,
+    style: Style = "type-array",
+    lenient_parameters: bool = False,
+) -> MCPServer:
+    """Make ``server``'s tools lenient end to end (see the module docs); returns the server.
+
+    With ``lenient_parameters``, every tool's parameters also take their lenient form
+    (`pydantic_lenient.lenient_model` of the argument model the SDK built), tools registered later
+    included: ``int`` parameters take ``"100"`` without editing a single annotation.
+    """
+    middleware = LenientServerMiddleware(
+        server, normalizer=normalizer, style=style, lenient_parameters=lenient_parameters
+    )
     server.middleware.append(middleware)
     middleware.patch_tools()
     return server
@@ -53,16 +69,26 @@ class LenientServerMiddleware:
     """The server middleware `make_lenient` installs: it patches tools registered since the last
     message, and normalizes ``tools/call`` arguments when it has a normalizer."""
 
-    def __init__(self, server: MCPServer, *, normalizer: Normalizer | None = None, style: Style = "type-array"):
+    def __init__(
+        self,
+        server: MCPServer,
+        *,
+        normalizer: Normalizer | None = None,
+        style: Style = "type-array",
+        lenient_parameters: bool = False,
+    ):
         self.server = server
         self.normalizer = normalizer
         self.style: Style = style
+        self.lenient_parameters = lenient_parameters
 
     def patch_tools(self) -> None:
         for tool in self.server._tool_manager.list_tools():
             metadata = tool.fn_metadata
             if getattr(metadata, _PATCHED, False):
                 continue
+            if self.lenient_parameters:
+                object.__setattr__(metadata, "arg_model", lenient_model(metadata.arg_model))
             tool.parameters = input_schema(metadata.arg_model, style=self.style)
             # FuncMetadata is a pydantic model: set the override on the instance, past its __setattr__.
             object.__setattr__(metadata, "pre_parse_json", _pre_parse_keeping_accepted_strings(metadata))
