@@ -1,12 +1,13 @@
 """The mail tools on FastMCP, over stdio: ``python examples/fastmcp_server.py``.
 
-`LenientMiddleware` advertises the flattened lenient schemas and normalizes arguments with
-examples/mail_rules.json first. ``strict_input_validation=True`` keeps plain parameters strict;
-the lenient ones stay lenient, because their annotation decides.
+`LenientMiddleware` advertises the lenient schemas in a style (``--style type-array|any-of|strict``)
+and normalizes arguments with examples/mail_rules.json first. ``strict_input_validation=True``
+keeps plain parameters strict; the lenient ones stay lenient, because their annotation decides.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -17,14 +18,16 @@ sys.path.insert(0, str(HERE))
 
 from mail_tools import TOOLS  # noqa: E402
 
-from pydantic_lenient import Normalizer  # noqa: E402
+from pydantic_lenient import STYLES, Normalizer, Style  # noqa: E402
 from pydantic_lenient.fastmcp_adapter import LenientMiddleware  # noqa: E402
 
 
-def build_server(*, strict_input_validation: bool = True) -> FastMCP:
+def build_server(style: Style = "type-array", *, strict_input_validation: bool = True) -> FastMCP:
     normalizer = Normalizer.from_file(HERE / "mail_rules.json")
     server = FastMCP(
-        "mail", middleware=[LenientMiddleware(normalizer)], strict_input_validation=strict_input_validation
+        "mail",
+        middleware=[LenientMiddleware(normalizer, style=style)],
+        strict_input_validation=strict_input_validation,
     )
     for tool in TOOLS:
         server.tool(tool)
@@ -32,4 +35,6 @@ def build_server(*, strict_input_validation: bool = True) -> FastMCP:
 
 
 if __name__ == "__main__":
-    build_server().run("stdio", show_banner=False)
+    parser = argparse.ArgumentParser(description="The mail tools over stdio, on FastMCP.")
+    parser.add_argument("--style", choices=STYLES, default="type-array")
+    build_server(parser.parse_args().style).run("stdio", show_banner=False)

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import pytest
+from pydantic import ValidationError
 
-from pydantic_lenient import Normalizer
+from pydantic_lenient import LenientJson, LenientUInt, Normalizer
 from tests.sdks import require
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -27,6 +30,11 @@ Call = Callable[[str, dict[str, Any]], Awaitable[tuple[bool, Any]]]
 def plain(count: int) -> dict[str, Any]:
     """A tool whose parameter is a plain int, to show that strictness still applies to it."""
     return {"count": count}
+
+
+def labelled(limit: Optional[LenientUInt] = None, labels: Optional[LenientJson[list[str]]] = None) -> str:
+    """A tool with lenient parameters the official SDK would pre-parse."""
+    return repr((limit, labels))
 
 
 def _payload(result: Any) -> tuple[bool, Any]:
@@ -189,22 +197,77 @@ def test_the_adapter_normalizes_before_validation_and_feeds_stats(serve: Any) ->
     assert stats["by_tool"]["fetch_message"]["processed"] == 2
 
 
-def test_the_example_server_over_stdio() -> None:
+# Values for each lenient parameter of the mail tools, beside the calls models really send.
+EXAMPLE_VALUES: list[Any] = [
+    *["100", 100, 100.0, None, "null", "abc", " 100", "1_000", "\uff11", "-1", "600", "4294967296", "9" * 5000],
+    *[True, "true", "FALSE", "yes", 0, 1.5, 1e20, "1e3", "", [], {}, [17], ["17", 18], "[17, 18]", "[17, -1]"],
+    *['{"a": 1}', "17, 18", "[" * 70 + "]" * 70, "[" + "17," * 300_000 + "17]", 2**70],
+]
+LENIENT_PARAMETERS: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "search": ({"folder": "Dev"}, ["limit", "offset"]),
+    "fetch_message": ({"uid": 7}, ["uid", "max_body_bytes"]),
+    "move_messages": ({"uids": [17], "destination": "Archive"}, ["uids", "dry_run"]),
+}
+
+
+def _example_calls() -> list[tuple[str, dict[str, Any]]]:
+    from mail_tools import MANGLED_CALLS
+
+    calls = [(name, arguments) for name, arguments, _ in MANGLED_CALLS]
+    for name, (required, parameters) in LENIENT_PARAMETERS.items():
+        calls += [(name, {**required, parameter: value}) for parameter in parameters for value in EXAMPLE_VALUES]
+    return calls
+
+
+def _model_says(name: str, arguments: dict[str, Any], normalizer: Normalizer) -> tuple[bool, Any]:
+    """What the tool's own input model makes of a call, after the example's normalizer."""
+    from mail_tools import TOOLS
+
+    from pydantic_lenient.catalog import model_from_function
+
+    function = next(tool for tool in TOOLS if tool.__name__ == name)
+    normalized = normalizer.apply(name, arguments).arguments
+    try:
+        validated = model_from_function(function).model_validate(normalized)
+    except ValidationError as error:
+        return True, [detail["type"] for detail in error.errors()]
+    return False, json.loads(json.dumps(function(**dict(validated))))
+
+
+@pytest.mark.parametrize("style", ["type-array", "any-of", "strict"])
+@pytest.mark.parametrize("server", ["mcp_server.py", "fastmcp_server.py"])
+def test_the_example_servers_over_stdio_agree_with_the_model(server: str, style: str) -> None:
+    """Each example server, driven by the official client over stdio, in each style: every call comes
+    back as the tool's input model says, the same value or the same errors."""
     mcp = require("mcp")
+    require("fastmcp" if server.startswith("fastmcp") else "mcp.server.mcpserver")
+    calls = _example_calls()
 
     async def session() -> Any:
-        parameters = mcp.StdioServerParameters(command=sys.executable, args=[str(EXAMPLES / "mcp_server.py")])
+        parameters = mcp.StdioServerParameters(
+            command=sys.executable, args=[str(EXAMPLES / server), "--style", style], env=dict(os.environ)
+        )
         async with mcp.Client(parameters) as client:
             listed = await client.list_tools()
-            taken = await client.call_tool("search", {"folder": "Dev", "limit": "100", "to": "null"})
-            refused = await client.call_tool("search", {"folder": "Dev", "limit": " 100"})
-            return listed, _payload(taken), _payload(refused)
+            results = []
+            for start in range(0, len(calls), 64):
+                batch = calls[start : start + 64]
+                results += await asyncio.gather(*(client.call_tool(name, arguments) for name, arguments in batch))
+            return listed, results
 
-    listed, taken, refused = asyncio.run(asyncio.wait_for(session(), timeout=60))
+    listed, results = asyncio.run(asyncio.wait_for(session(), timeout=120))
     assert [tool.name for tool in listed.tools] == ["search", "fetch_message", "move_messages"]
-    assert taken == (False, {"folder": "Dev", "to": "null", "limit": 100, "offset": 0})
-    assert refused[0]
-    assert "Input should be an integer or a string of ASCII digits" in refused[1]
+    limit = listed.tools[0].input_schema["properties"]["limit"]
+    assert ("pattern" in json.dumps(limit)) == (style != "strict")
+    disagreements = []
+    normalizer = Normalizer.from_file(EXAMPLES / "mail_rules.json")
+    for (name, arguments), result in zip(calls, results, strict=True):
+        expected = _model_says(name, arguments, normalizer)
+        text = result.content[0].text if result.content else ""
+        got = (True, re.findall(r"\[type=([a-z_]+),", text)) if result.is_error else (False, json.loads(text))
+        if got != expected:
+            disagreements.append((name, repr(arguments)[:80], got, expected))
+    assert not disagreements, disagreements[:10]
 
 
 async def _run(agent: Any, prompt: str) -> str:
@@ -228,3 +291,33 @@ def test_pydantic_ai_tool_definitions_come_out_widened() -> None:
     assert strict.is_strict_compatible
     assert transformed["required"] == ["folder", "limit", "dry_run"]  # OpenAI strict: every property
     assert "default" not in transformed["properties"]["limit"]
+
+
+def test_the_official_sdk_validates_through_the_hooks_make_lenient_replaces() -> None:
+    """Pins what `make_lenient` relies on in the official SDK: a tool's arguments go through its
+    ``fn_metadata.pre_parse_json`` and then its ``arg_model``, ``fn_metadata`` can be replaced, and
+    the SDK's own pre-parse turns a lenient field's ``"null"`` and JSON text into values."""
+    mcpserver = require("mcp.server.mcpserver")
+    from pydantic_lenient.mcp_adapter import LenientFuncMetadata, make_lenient
+
+    server = mcpserver.MCPServer("pinned")
+    server.tool()(labelled)
+    (registered,) = server._tool_manager.list_tools()
+    sdk_metadata = registered.fn_metadata
+    assert sdk_metadata.pre_parse_json({"limit": "null", "labels": "[]"}) == {"limit": None, "labels": []}
+    seen: list[dict[str, Any]] = []
+
+    class Recording(type(sdk_metadata)):  # type: ignore[misc]
+        def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+            seen.append(data)
+            return data
+
+    registered.fn_metadata = Recording(
+        **{name: getattr(sdk_metadata, name) for name in type(sdk_metadata).model_fields}
+    )
+    assert registered.fn_metadata.validate_arguments({"limit": "7"}) == {"limit": 7, "labels": None}
+    assert seen == [{"limit": "7"}]
+
+    make_lenient(server)
+    assert isinstance(registered.fn_metadata, LenientFuncMetadata)
+    assert registered.fn_metadata.pre_parse_json({"limit": "null", "labels": "[]"}) == {"limit": "null", "labels": "[]"}

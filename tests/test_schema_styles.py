@@ -2,14 +2,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field, RootModel
 
-from pydantic_lenient import LenientUInt, StrictBoolish, apply_style, generator_for, input_schema
+from pydantic_lenient import (
+    STYLES,
+    LenientFloat,
+    LenientInt,
+    LenientUInt,
+    StrictBoolish,
+    Style,
+    apply_style,
+    generator_for,
+    input_schema,
+)
 from pydantic_lenient.testing import host_validator
 from tests.strategies import any_input
 
@@ -166,5 +176,87 @@ SUITE_GROUPS = [
 def test_style_rewrites_keep_every_suite_verdict(group: dict[str, Any], draft: Any, style: Any) -> None:
     rewritten = apply_style(group["schema"], style)
     validator = host_validator(rewritten, draft=draft, check=False)
+    for test in group["tests"]:
+        assert validator.is_valid(test["data"]) == test["valid"], test["description"]
+
+
+# Models whose schemas hold every widened form: scalars, bounds, JSON text both ways, unions, $defs.
+def _style_corpus() -> dict[str, type[BaseModel]]:
+    from pydantic_lenient.catalog import model_from_function
+    from tests.contract import SCALAR_TYPES, tool_model
+    from tests.test_json_values import Tool
+
+    corpus: dict[str, type[BaseModel]] = {"json-values": Tool, "mail": Mail, "adopt": Adopt, "node": Node}
+    for name, (annotation, _) in SCALAR_TYPES.items():
+        corpus[name] = tool_model(annotation, optional=False)
+        corpus[f"Optional[{name}]"] = tool_model(annotation, optional=True)
+
+    def unions(
+        a: Union[LenientUInt, str],
+        b: Optional[Union[LenientInt, list[int]]] = None,
+        c: Union[StrictBoolish, LenientFloat] = True,
+    ) -> None:
+        """Lenient types inside a user's unions."""
+
+    corpus["unions"] = model_from_function(unions)
+    return corpus
+
+
+STYLE_CORPUS = _style_corpus()
+
+
+@pytest.mark.parametrize("target", STYLES)
+@pytest.mark.parametrize("source", STYLES)
+@pytest.mark.parametrize("name", list(STYLE_CORPUS))
+def test_every_style_comes_out_the_same_from_a_model_or_from_any_finished_schema(
+    name: str, source: Style, target: Style
+) -> None:
+    model = STYLE_CORPUS[name]
+    expected = input_schema(model, style=target)
+    assert apply_style(model, target) == apply_style(model.model_json_schema(), target)
+    assert input_schema(model.model_json_schema(), style=target) == expected
+    if source != "strict":  # the strict style loses the string forms, by design
+        assert input_schema(input_schema(model, style=source), style=target) == expected
+
+
+@pytest.mark.parametrize("name", list(STYLE_CORPUS))
+def test_the_strict_style_has_no_string_form_left(name: str) -> None:
+    text = json.dumps(input_schema(STYLE_CORPUS[name], style="strict"))
+    assert "pattern" not in text
+    assert '"type": [' not in text
+
+
+def test_strict_style_of_json_text_keeps_the_canonical_side() -> None:
+    from tests.test_json_values import Tool
+
+    properties = apply_style(Tool.model_json_schema(), "strict")["properties"]
+    assert properties["urls"] == {
+        "anyOf": [{"items": {"type": "string"}, "type": "array"}, {"type": "null"}],
+        "default": None,
+        "title": "Urls",
+    }
+    assert properties["typed_edits"]["anyOf"][0]["contentMediaType"] == "application/json"
+    assert [branch.get("type") for branch in properties["typed_edits"]["anyOf"]] == ["string", "null"]
+
+
+def test_a_source_that_is_neither_a_model_nor_a_schema_is_refused() -> None:
+    with pytest.raises(TypeError, match="pydantic model class or a JSON schema"):
+        apply_style([{"type": "integer"}], "strict")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown style"):
+        apply_style({"type": "integer"}, "loose")  # type: ignore[arg-type]
+
+
+@given(schema=_schemas, value=any_input)
+def test_the_strict_rewrite_only_ever_narrows(schema: dict[str, Any], value: Any) -> None:
+    if host_validator(apply_style(schema, "strict")).is_valid(value):
+        assert host_validator(schema).is_valid(value)
+    if not isinstance(value, str):  # only string forms are dropped, never another type's values
+        assert host_validator(apply_style(schema, "strict")).is_valid(value) == host_validator(schema).is_valid(value)
+
+
+@pytest.mark.parametrize(("group", "draft"), SUITE_GROUPS)
+def test_the_strict_rewrite_keeps_every_suite_verdict(group: dict[str, Any], draft: Any) -> None:
+    """No suite schema holds a lenient type's widened form, so strict must change none of them."""
+    validator = host_validator(apply_style(group["schema"], "strict"), draft=draft, check=False)
     for test in group["tests"]:
         assert validator.is_valid(test["data"]) == test["valid"], test["description"]

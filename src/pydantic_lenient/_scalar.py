@@ -9,9 +9,7 @@ Each marker builds two things from one description of what it accepts:
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator, Mapping
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import GetJsonSchemaHandler
@@ -21,7 +19,6 @@ from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 __all__ = (
     "JSON_NUMBER_TEXT",
     "MAX_DIGIT_STRING_LENGTH",
-    "canonical_input_schemas",
     "form_error",
     "form_union",
     "lenient_scalar_schema",
@@ -47,18 +44,6 @@ _PYDANTIC_BOUND_KEYS = {
     "multiple_of": "multipleOf",
 }
 _STANDARD_BOUND_KEYS = frozenset(_PYDANTIC_BOUND_KEYS.values())
-
-_canonical_input: ContextVar[bool] = ContextVar("pydantic_lenient_canonical_input", default=False)
-
-
-@contextlib.contextmanager
-def canonical_input_schemas() -> Iterator[None]:
-    """Within this block, lenient markers advertise their canonical type only (the "strict" style)."""
-    token = _canonical_input.set(True)
-    try:
-        yield
-    finally:
-        _canonical_input.reset(token)
 
 
 def strictness_proof(
@@ -183,11 +168,11 @@ def render_scalar(
 ) -> JsonSchemaValue:
     """The schema a lenient type advertises, for the generator and mode in use.
 
-    Validation mode advertises ``anyOf`` of the canonical schema and the alternative form (a string
-    pattern, or JSON text), which every JSON Schema validator reads the same way;
-    `pydantic_lenient.input_schema` may then flatten it into a type array. Serialization mode and
-    the "strict" style advertise the canonical schema only.
+    Validation mode advertises ``anyOf`` of the canonical schema, *first*, and the alternative form
+    (a string pattern, or JSON text), which every JSON Schema validator reads the same way. The
+    style stage (`pydantic_lenient.apply_style`) relies on that order to restyle any schema holding
+    this shape, whichever generator wrote it. Serialization mode advertises the canonical schema.
     """
-    if handler.mode == "serialization" or _canonical_input.get():
+    if handler.mode == "serialization":
         return {**canonical, **annotations}
     return {"anyOf": [dict(canonical), dict(alternative)], **annotations}

@@ -3,7 +3,8 @@
     server = FastMCP("mail", middleware=[LenientMiddleware(normalizer=Normalizer.from_file("rules.json"))])
 
 * ``tools/list`` advertises each tool's input schema in a chosen style (default ``type-array``):
-  FastMCP's own schema, rewritten with `pydantic_lenient.apply_style` (``strict`` leaves it as is).
+  FastMCP's own schema, through the style stage (`pydantic_lenient.apply_style`), which reads the
+  lenient types' widened forms back, so every style works on it, ``strict`` included.
 * With ``lenient_parameters=True``, every function tool's parameters are made lenient as
   `pydantic_lenient.lenient_tool` would make them, tools registered later included.
 * With a ``normalizer``, ``tools/call`` arguments are normalized before FastMCP validates them
@@ -29,7 +30,7 @@ from fastmcp.tools.function_parsing import ParsedFunction
 
 from .lenient import lenient_tool
 from .normalizer import NormalizationConflict, Normalizer
-from .schema_styles import Style, apply_style
+from .schema_styles import Style, input_schema
 
 __all__ = ("LenientMiddleware",)
 
@@ -99,4 +100,4 @@ def _make_parameters_lenient(tool: Tool) -> None:
 
 
 def _restyled(tool: Tool, style: Style) -> Any:
-    return tool.model_copy(update={"parameters": apply_style(tool.parameters, style)})
+    return tool.model_copy(update={"parameters": input_schema(tool.parameters, style=style)})

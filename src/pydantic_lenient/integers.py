@@ -46,6 +46,15 @@ POSITIVE_DIGITS = "^[1-9][0-9]*$"
 _NONNEGATIVE_OF_SIGNED = "^(?:[0-9]+|-0+)$"
 _POSITIVE_WITH_ZEROS = "^0*[1-9][0-9]*$"
 
+ADVERTISED_DIGIT_PATTERNS = (
+    SIGNED_DIGITS,
+    UNSIGNED_DIGITS,
+    POSITIVE_DIGITS,
+    _NONNEGATIVE_OF_SIGNED,
+    _POSITIVE_WITH_ZEROS,
+)
+"""Every string pattern an integer type may advertise (the style stage recognises them)."""
+
 _MESSAGES = {
     SIGNED_DIGITS: "Input should be an integer, or a string of ASCII digits with an optional leading '-'",
     UNSIGNED_DIGITS: "Input should be an integer or a string of ASCII digits",

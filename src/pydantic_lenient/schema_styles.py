@@ -1,28 +1,48 @@
-"""The shapes an input schema can be advertised in, and `input_schema` to produce one.
+"""The shapes an input schema can be advertised in, and the one stage that produces them.
 
-Every style admits exactly the same JSON values; they differ only in what a host's validator or a
-model provider's schema subset can read:
+Every style is a rewrite of a finished JSON schema, at one stage, `apply_style`:
 
 * ``"type-array"``: ``{"type": ["integer", "string", "null"], "minimum": 0, "pattern": "^[0-9]+$"}``.
   Compact; Ajv compiles it with ``allowUnionTypes`` or outside strict mode.
 * ``"any-of"``: one ``anyOf`` branch per type. Compiles under strict Ajv and fits providers that
-  refuse type arrays.
+  refuse type arrays. The first two styles admit exactly the same JSON values.
 * ``"strict"``: canonical types only (``{"type": "integer"}``), while the validator stays lenient.
   For hosts that repair arguments against the schema themselves: a widened schema switches that off.
+
+The lenient types always render the same widened shape, whatever generator writes their schema
+(pydantic's own, FastMCP's, pydantic-ai's): an ``anyOf`` whose *first* branch is the canonical
+schema and whose second is the alternative form (`pydantic_lenient._scalar.render_scalar`). The
+stage reads that shape back, so it can restyle a schema it did not generate (FastMCP's
+``tools/list``, a committed catalog) exactly as it restyles one it did:
+
+* from a model, `apply_style` (and `input_schema`) take pydantic's schema of it and rewrite that;
+* from a finished schema, the same rewrite, applied to every subschema, children first. The
+  ``strict`` rewrite first writes type arrays as ``anyOf``, then drops the alternative branches the
+  lenient types add: a ``{"type": "string", "pattern": P}`` branch, for one of the library's own
+  patterns P, after a branch of P's canonical type; and a JSON-text branch
+  (``"contentMediaType": "application/json"``) after the branches its ``contentSchema`` lists
+  (``LenientJson``), or else the branches after it that its ``contentSchema`` lists (``JsonText``,
+  whose canonical form is the text).
+
+Rewriting the ``type-array`` output to ``any-of`` or ``strict`` gives what the model gives directly.
+Every style also drops pydantic's OpenAPI ``discriminator`` keyword. An unknown style, or a source
+that is neither a model nor a schema, raises; nothing is ever returned unstyled. Later stages
+(provider targets) start from this stage's output.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from ._scalar import canonical_input_schemas
 from ._walk import Schema, transform_bottom_up
+from .booleans import TRUE_OR_FALSE
+from .floats import JSON_NUMBER
+from .integers import ADVERTISED_DIGIT_PATTERNS
 
 __all__ = ("STYLES", "LenientJsonSchema", "Style", "apply_style", "generator_for", "input_schema")
 
@@ -101,6 +121,15 @@ def _flatten_nested_any_of(schema: Schema) -> Schema:
     return {**schema, "anyOf": flat}
 
 
+def _members_as_any_of(schema: Schema) -> Schema:
+    """Write the ``anyOf`` members that are type arrays as ``anyOf`` again, so that they can merge
+    with their siblings: the result does not depend on how far the children were merged already."""
+    members = schema.get("anyOf") if isinstance(schema, dict) else None
+    if not isinstance(members, list):
+        return schema
+    return {**schema, "anyOf": [_type_array_to_any_of(member) for member in members]}
+
+
 def _any_of_to_type_array(schema: Schema) -> Schema:
     """Write an ``anyOf`` of single-type branches as one type array, where that means the same."""
     members = schema.get("anyOf") if isinstance(schema, dict) else None
@@ -142,11 +171,71 @@ def _type_array_to_any_of(schema: Schema) -> Schema:
     return {"anyOf": branches, **rest}
 
 
+# The string forms the lenient scalars add, by pattern, with the canonical type they stand for.
+_STRING_FORM_TYPES: dict[str, str] = {
+    **dict.fromkeys(ADVERTISED_DIGIT_PATTERNS, "integer"),
+    JSON_NUMBER: "number",
+    TRUE_OR_FALSE: "boolean",
+}
+_JSON_TEXT_MEDIA_TYPE = "application/json"
+
+
+def _is_scalar_string_form(branch: Schema, before: list[Schema]) -> bool:
+    """``{"type": "string", "pattern": P}`` for a lenient scalar's P, after a branch of P's type."""
+    if not isinstance(branch, dict) or set(branch) != {"type", "pattern"} or branch["type"] != "string":
+        return False
+    canonical = _STRING_FORM_TYPES.get(branch["pattern"]) if isinstance(branch["pattern"], str) else None
+    return canonical is not None and any(isinstance(b, dict) and b.get("type") == canonical for b in before)
+
+
+def _json_text_content(branch: Schema) -> list[Schema] | None:
+    """The branches a JSON-text string branch says its text holds; None if it is not one."""
+    if not (
+        isinstance(branch, dict)
+        and branch.get("type") == "string"
+        and branch.get("contentMediaType") == _JSON_TEXT_MEDIA_TYPE
+        and set(branch) <= {"type", "contentMediaType", "contentSchema"}
+    ):
+        return None
+    if "contentSchema" not in branch:  # plain JsonText: any array or object
+        return [{"type": "array"}, {"type": "object"}]
+    content = branch["contentSchema"]
+    if isinstance(content, dict) and set(content) == {"anyOf"} and isinstance(content["anyOf"], list):
+        return list(content["anyOf"])
+    return [content]
+
+
+def _without_alternative_forms(schema: Schema) -> Schema:
+    """The ``strict`` rewrite of one node: the canonical branches of each widened ``anyOf``."""
+    schema = _flatten_nested_any_of(_type_array_to_any_of(schema))
+    members = schema.get("anyOf") if isinstance(schema, dict) else None
+    if not isinstance(members, list):
+        return schema
+    kept: list[Schema] = []
+    index = 0
+    while index < len(members):
+        branch = members[index]
+        content = _json_text_content(branch)
+        if content is not None and content and all(part in members[:index] for part in content):
+            index += 1  # LenientJson: the text of an earlier branch
+            continue
+        if content is not None and content and members[index + 1 : index + 1 + len(content)] == content:
+            kept.append(branch)  # JsonText: the text is canonical, the raw structure after it is not
+            index += 1 + len(content)
+            continue
+        if not _is_scalar_string_form(branch, members[:index]):
+            kept.append(branch)
+        index += 1
+    rest = {key: value for key, value in schema.items() if key != "anyOf"}
+    if len(kept) == 1 and isinstance(kept[0], dict) and kept[0].keys().isdisjoint(rest):
+        return {**kept[0], **rest}
+    return {"anyOf": kept, **rest}
+
+
 _STYLE_REWRITES: dict[str, Callable[[Schema], Schema]] = {
-    "type-array": lambda node: _any_of_to_type_array(_flatten_nested_any_of(node)),
+    "type-array": lambda node: _any_of_to_type_array(_flatten_nested_any_of(_members_as_any_of(node))),
     "any-of": lambda node: _flatten_nested_any_of(_type_array_to_any_of(node)),
-    # "strict" is decided while the schema is generated (lenient fields render canonically).
-    "strict": lambda node: node,
+    "strict": _without_alternative_forms,
 }
 
 
@@ -157,17 +246,27 @@ def _style_rewrite(style: Style) -> Callable[[Schema], Schema]:
         raise ValueError(f"unknown style {style!r}; expected one of {', '.join(STYLES)}") from None
 
 
-def apply_style(schema: JsonSchemaValue, style: Style) -> JsonSchemaValue:
-    """Rewrite a whole JSON schema into ``style``'s shape without changing what it admits.
+def apply_style(source: type[BaseModel] | Mapping[str, Any], style: Style) -> dict[str, Any]:
+    """``source`` in ``style``'s shape: the one style stage (see the module docs).
 
-    ``"strict"`` leaves the schema as it is: that style is decided while a schema is generated.
+    ``source`` is a model (its validation-mode JSON schema is restyled) or a finished JSON schema,
+    generated by any generator, whole or a subschema. The ``type-array`` and ``any-of`` styles
+    never change what a schema admits; ``strict`` keeps only the canonical branches of the
+    widened forms the lenient types write. Pydantic's OpenAPI ``discriminator`` is dropped.
+    Raises `ValueError` for an unknown style and `TypeError` for any other ``source``.
     """
-    return dict(transform_bottom_up(schema, _style_rewrite(style)))
+    rewrite = _style_rewrite(style)
+    if isinstance(source, type) and issubclass(source, BaseModel):
+        schema: Any = source.model_json_schema(mode="validation")
+    elif isinstance(source, Mapping):
+        schema = source
+    else:
+        raise TypeError(f"apply_style needs a pydantic model class or a JSON schema, not {source!r}")
+    return dict(transform_bottom_up(schema, lambda node: rewrite(_without_openapi_keywords(node))))
 
 
 class LenientJsonSchema(GenerateJsonSchema):
-    """pydantic's JSON schema generator, writing lenient fields in one input-schema style, and
-    leaving out pydantic's OpenAPI ``discriminator`` keyword (see `input_schema`).
+    """pydantic's JSON schema generator, followed by `apply_style`'s stage for ``style``.
 
     Use a subclass from `generator_for`, or pass it to ``model_json_schema(schema_generator=...)``.
     """
@@ -175,12 +274,7 @@ class LenientJsonSchema(GenerateJsonSchema):
     style: ClassVar[Style] = "any-of"
 
     def generate(self, schema: CoreSchema, mode: JsonSchemaMode = "validation") -> JsonSchemaValue:
-        canonical = canonical_input_schemas() if self.style == "strict" else contextlib.nullcontext()
-        with canonical:
-            json_schema = super().generate(schema, mode=mode)
-        rewrite = _style_rewrite(self.style)
-        # One pass: the style's rewrite, and dropping pydantic's OpenAPI-only keywords.
-        return dict(transform_bottom_up(json_schema, lambda node: rewrite(_without_openapi_keywords(node))))
+        return apply_style(super().generate(schema, mode=mode), self.style)
 
 
 _GENERATORS: dict[Style, type[LenientJsonSchema]] = {
@@ -197,14 +291,14 @@ def generator_for(style: Style) -> type[LenientJsonSchema]:
         raise ValueError(f"unknown style {style!r}; expected one of {', '.join(STYLES)}") from None
 
 
-def input_schema(model: type[BaseModel], *, style: Style = "type-array") -> dict[str, Any]:
-    """The ``inputSchema`` a tool with this input model advertises in ``tools/list``.
+def input_schema(source: type[BaseModel] | Mapping[str, Any], *, style: Style = "type-array") -> dict[str, Any]:
+    """The ``inputSchema`` a tool with this input model (or this finished schema) advertises.
 
     The root is always ``"type": "object"``; ``$defs`` are kept and every ``$ref`` resolves. The
     dialect is JSON Schema 2020-12, MCP's default (pydantic writes tuples with ``prefixItems``).
     """
-    schema = model.model_json_schema(schema_generator=generator_for(style), mode="validation")
-    return _object_root(schema, getattr(model, "__name__", repr(model)))
+    name = getattr(source, "__name__", "the schema")
+    return _object_root(apply_style(source, style), name)
 
 
 def _without_openapi_keywords(schema: Schema) -> Schema:
