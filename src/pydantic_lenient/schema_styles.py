@@ -39,8 +39,8 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from ._boolean_text import TRUE_OR_FALSE
 from ._walk import Schema, transform_bottom_up
-from .booleans import TRUE_OR_FALSE
 from .floats import JSON_NUMBER
 from .integers import ADVERTISED_DIGIT_PATTERNS
 
