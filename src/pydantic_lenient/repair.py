@@ -239,11 +239,12 @@ class _UndecidableKeys(_UndecidablePattern):
 _KEYWORDS: dict[str, Any] = {_UNDECIDABLE_PATTERN: _UndecidablePattern, _UNDECIDABLE_KEYS: _UndecidableKeys}
 
 
-def _for_validator(schema: Any) -> Any:
+def _for_validator(schema: Any, originals: dict[str, str]) -> Any:
     """``schema`` as jsonschema-rs reads it the way JS hosts do: patterns rewritten (`._ecma_regex`),
-    content keywords dropped. Raises `_SchemaError` for a pattern that is not ECMA-262."""
+    content keywords dropped. Raises `_SchemaError` for a pattern that is not ECMA-262. Records each
+    rewritten pattern's original in ``originals``."""
     if isinstance(schema, list):
-        return [_for_validator(item) for item in schema]
+        return [_for_validator(item, originals) for item in schema]
     if not isinstance(schema, Mapping):
         return schema
     result: dict[Any, Any] = {}
@@ -257,6 +258,7 @@ def _for_validator(schema: Any) -> Any:
             if translation.pattern is None:
                 result[_UNDECIDABLE_PATTERN] = translation.problem
             else:
+                originals.setdefault(translation.pattern, value)
                 result[key] = translation.pattern
         elif key == "patternProperties" and isinstance(value, Mapping):
             patterns: dict[Any, Any] = {}
@@ -269,14 +271,15 @@ def _for_validator(schema: Any) -> Any:
                 if translation.pattern is None:
                     result[_UNDECIDABLE_KEYS] = translation.problem
                 else:
-                    patterns[translation.pattern] = _for_validator(subschema)
+                    originals.setdefault(translation.pattern, pattern)
+                    patterns[translation.pattern] = _for_validator(subschema, originals)
             result[key] = patterns
         elif key in SCHEMA_MAP_KEYWORDS and isinstance(value, Mapping):
-            result[key] = {name: _for_validator(subschema) for name, subschema in value.items()}
+            result[key] = {name: _for_validator(subschema, originals) for name, subschema in value.items()}
         elif key == "dependencies" and isinstance(value, Mapping):  # draft-07: schemas, or lists of names
-            result[key] = {name: _for_validator(item) for name, item in value.items()}
+            result[key] = {name: _for_validator(item, originals) for name, item in value.items()}
         elif key in SCHEMA_KEYWORDS or key in SCHEMA_LIST_KEYWORDS:
-            result[key] = _for_validator(value)
+            result[key] = _for_validator(value, originals)
         else:
             result[key] = value  # data (enum, const, required, ...) or an unknown keyword: as sent
     return result
@@ -418,6 +421,7 @@ class Repairer:
         self._closing: set[_At] = set()
         self._descending_cache: dict[_At, tuple[list[tuple[str, Node]], frozenset[str]]] = {}
         self._bounded = True
+        self._originals: dict[str, str] = {}  # rewritten pattern -> as the schema wrote it
         try:
             self._compile(schema, draft)
         except Exception as error:  # whatever a hostile schema makes the compiler say: one line
@@ -430,7 +434,7 @@ class Repairer:
         if _nested_deeper_than(schema, MAX_NESTING):
             raise _SchemaError(f"the schema nests deeper than {MAX_NESTING} levels")
         number = _draft_of(schema, draft)
-        document = _for_validator(schema)
+        document = _for_validator(schema, self._originals)
         validator_class = _VALIDATOR_CLASSES[number]
         self._validator = validator_class(
             document,
@@ -947,12 +951,22 @@ class Repairer:
                 return True, ()
             reasons = []
             for error in self._validator.iter_errors(arguments):
-                reasons.append(Reason(path=_pointer(error.instance_path), message=error.message))
+                reasons.append(Reason(path=_pointer(error.instance_path), message=self._message(error)))
                 if len(reasons) >= self.max_reasons:
                     break
             return False, tuple(reasons)
         except Exception as error:  # a lone surrogate, a key that is no string, a value that is not JSON
             return False, (Reason(path="", message=f"the arguments cannot be validated: {error}"),)
+
+    def _message(self, error: jsonschema_rs.ValidationError) -> str:
+        """The validator's message, naming a pattern as the schema wrote it rather than rewritten."""
+        message = error.message
+        if isinstance(error.kind, jsonschema_rs.ValidationErrorKind.Pattern):
+            rewritten = error.kind.pattern
+            original = self._originals.get(rewritten)
+            if original is not None and message.endswith(f'"{rewritten}"'):
+                return f'{message[: -len(rewritten) - 2]}"{original}"'
+        return message
 
     def is_valid(self, arguments: Any) -> bool:
         """Whether ``arguments`` validate (False where the validator cannot decide)."""
