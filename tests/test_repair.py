@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from pydantic_lenient.repair import Repairer, RepairResult, repair_arguments
 from pydantic_lenient.testing import Draft, host_validator
 from tests.strategies import any_input, json_values
+from tests.test_repair_properties import assert_changes_only_where_reported
 
 STEP = {"type": "object", "properties": {"n": {"type": "integer"}, "ok": {"type": "boolean"}}}
 
@@ -53,6 +54,11 @@ CASES: list[tuple[str, dict[str, Any], Any, Any, str | None]] = [
     ("float-to-string", {"type": "string"}, 1.5, "1.5", "scalar_to_string"),
     ("bool-to-string", {"type": "string"}, True, "true", "scalar_to_string"),
     ("no-string-where-number-too", {"type": ["string", "number"]}, 42, 42, None),
+    ("int-to-string-or-null", {"anyOf": [{"type": "string"}, {"type": "null"}]}, 8, "8", "scalar_to_string"),
+    ("float-to-string-or-null", {"type": ["string", "null"]}, 2.5, "2.5", "scalar_to_string"),
+    ("bool-to-string-or-integer", {"type": ["string", "integer"]}, True, "true", "scalar_to_string"),
+    ("int-to-string-through-ref", {"$ref": "#/$defs/text"}, 7, "7", "scalar_to_string"),
+    ("null-not-to-string", {"type": ["string", "integer"]}, None, None, None),
     ("null-stays", {"type": "string"}, None, None, None),
     ("enum-string-number", {"enum": [1, 2, 3]}, "2", 2, "string_to_number"),
     ("const-bool", {"const": True}, "true", True, "string_to_boolean"),
@@ -67,7 +73,10 @@ CASES: list[tuple[str, dict[str, Any], Any, Any, str | None]] = [
     ("ref-defs", {"$ref": "#/$defs/count"}, "9", 9, "string_to_number"),
     ("ref-definitions", {"$ref": "#/definitions/flag"}, "TRUE", True, "string_to_boolean"),
 ]
-DEFINITIONS = {"$defs": {"count": {"type": "integer"}}, "definitions": {"flag": {"type": "boolean"}}}
+DEFINITIONS = {
+    "$defs": {"count": {"type": "integer"}, "text": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+    "definitions": {"flag": {"type": "boolean"}},
+}
 
 
 @pytest.mark.parametrize(("name", "schema", "value", "expected", "kind"), CASES, ids=[case[0] for case in CASES])
@@ -150,6 +159,84 @@ def test_valid_arguments_come_back_as_an_unchanged_copy() -> None:
     assert result.arguments is not arguments
     assert result.arguments["o"] is not arguments["o"]
     assert repair_arguments(schema, {"n": "1"}).arguments == {"n": 1}
+
+
+THOUGHT = {**_object(thoughtNumber={"type": "integer"}, nextThought={"type": "boolean"}), "required": ["thoughtNumber"]}
+
+
+@pytest.mark.parametrize(
+    ("schema", "sent", "expected", "renamed"),
+    [
+        pytest.param(THOUGHT, {"thought_number": 3}, {"thoughtNumber": 3}, ["thought_number"], id="snake"),
+        pytest.param(THOUGHT, {"thought-number": "3"}, {"thoughtNumber": 3}, ["thought-number"], id="kebab-and-value"),
+        pytest.param(
+            THOUGHT,
+            {"ThoughtNumber": 3, "next_thought": "true"},
+            {"thoughtNumber": 3, "nextThought": True},
+            ["ThoughtNumber", "next_thought"],
+            id="pascal-and-two",
+        ),
+        pytest.param(
+            _object(thoughtNumber={"type": "integer"}),
+            {"thought_number": 3},
+            {"thought_number": 3},
+            [],
+            id="valid-as-sent",
+        ),
+        pytest.param(
+            THOUGHT,
+            {"thought_number": 3, "thoughtNumber": "x"},
+            {"thought_number": 3, "thoughtNumber": "x"},
+            [],
+            id="target-sent",
+        ),
+        pytest.param(
+            THOUGHT,
+            {"thought_number": 3, "THOUGHT_NUMBER": 4},
+            {"thought_number": 3, "THOUGHT_NUMBER": 4},
+            [],
+            id="two-claims",
+        ),
+        pytest.param(
+            {**THOUGHT, "properties": {**THOUGHT["properties"], "thought_number": {"type": "string"}}},
+            {"Thought-Number": 3},
+            {"Thought-Number": 3},
+            [],
+            id="two-declared-fold-alike",
+        ),
+        pytest.param(
+            {**THOUGHT, "patternProperties": {"_": {}}},
+            {"thought_number": 3},
+            {"thought_number": 3},
+            [],
+            id="pattern-claims-key",
+        ),
+        pytest.param(
+            _object(step={**THOUGHT, "type": "object"}),
+            {"step": {"thought_number": "2"}},
+            {"step": {"thoughtNumber": 2}},
+            ["thought_number"],
+            id="nested",
+        ),
+        pytest.param(
+            {"allOf": [{"$ref": "#/$defs/t"}], "$defs": {"t": THOUGHT}},
+            {"thought_number": 1},
+            {"thoughtNumber": 1},
+            ["thought_number"],
+            id="through-ref",
+        ),
+    ],
+)
+def test_names_in_another_case_convention(
+    schema: dict[str, Any], sent: dict[str, Any], expected: dict[str, Any], renamed: list[str]
+) -> None:
+    result = repair_arguments(schema, sent)
+    assert result.arguments == expected
+    renames = [repair for repair in result.repairs if repair["kind"] == "renamed_key"]
+    assert [repair["from"] for repair in renames] == renamed
+    for repair in renames:
+        assert repair["path"].endswith("/" + repair["from"])
+        assert repair["to"] in result.arguments or repair["to"] in result.arguments.get("step", {})
 
 
 def test_never_adds_removes_or_defaults() -> None:
@@ -242,19 +329,8 @@ def test_repair_is_idempotent(arguments: dict[str, Any]) -> None:
 @given(arguments=_arguments)
 def test_output_changes_only_at_reported_paths(arguments: dict[str, Any]) -> None:
     result = repair_arguments(NESTED, arguments)
-    reported = {repair["path"] for repair in result.repairs}
-    for path in _differences(arguments, result.arguments, ""):
-        assert any(path == root or path.startswith(root + "/") for root in reported), (path, reported)
+    assert_changes_only_where_reported(arguments, result.arguments, result.repairs)
     assert result.valid == host_validator(NESTED).is_valid(result.arguments)
-
-
-def _differences(before: Any, after: Any, path: str) -> list[str]:
-    if isinstance(before, dict) and isinstance(after, dict) and before.keys() == after.keys():
-        return [p for key in before for p in _differences(before[key], after[key], f"{path}/{key}".replace("~", "~0"))]
-    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
-        return [p for index, item in enumerate(before) for p in _differences(item, after[index], f"{path}/{index}")]
-    same = before == after and type(before) is type(after)
-    return [] if same else [path]
 
 
 # ---- the official JSON Schema Test Suite: arbitrary schemas and instances
