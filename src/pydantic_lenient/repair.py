@@ -160,6 +160,10 @@ class _SchemaError(ValueError):
     """A schema the validator cannot compile: malformed, an invalid pattern, a remote ``$ref``."""
 
 
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+_JSON_TYPES = {type(None): "null", bool: "boolean", int: "integer", str: "string", list: "array", dict: "object"}
+
+
 def json_type(value: Any) -> str:
     """The JSON Schema type of a JSON value (``3.0`` is an integer, as JSON Schema says)."""
     if value is None:
@@ -193,7 +197,7 @@ def _nested_deeper_than(value: Any, limit: int) -> bool:
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, Mapping):
+        if item.__class__ is dict or isinstance(item, Mapping):
             children: Iterable[Any] = item.values()
         elif isinstance(item, (list, tuple)):
             children = item
@@ -201,7 +205,8 @@ def _nested_deeper_than(value: Any, limit: int) -> bool:
             continue
         if depth >= limit:
             return True
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (Mapping, list, tuple)))
+        depth += 1
+        stack.extend((child, depth) for child in children if child.__class__ not in _SCALARS)
     return False
 
 
@@ -892,8 +897,8 @@ class Repairer:
         if not shape.folded or shape.unknown_patterns:
             return {}
         claims: dict[str, list[str]] = {}
-        for key in value:
-            if not isinstance(key, str) or key in shape.declared:
+        for key in value.keys() - shape.declared:
+            if not isinstance(key, str):
                 continue
             names = shape.folded.get(_fold(key))
             if names is None or len(names) != 1 or names[0] in value:
@@ -904,34 +909,44 @@ class Repairer:
         return {keys[0]: name for name, keys in claims.items() if len(keys) == 1}
 
     def _walk(self, value: Any, node: Node, trail: list[Any], depth: int, repairs: list[dict[str, Any]]) -> Any:
-        self._spend()
-        if depth > self.max_depth:
-            return value  # deeper than repair goes: left as sent (never modified)
-        if node is True:  # anything goes here, and below
-            return _copy_containers(value, self.max_depth - depth)
-        types = self.accepted(node)
-        if json_type(value) not in types:
+        self._remaining -= 1
+        if self._remaining < 0:
+            raise _OverBudget
+        if node is True or depth > self.max_depth:  # anything goes here and below, or deeper than repair goes
+            return value if value.__class__ in _SCALARS else _copy_containers(value, self.max_depth - depth)
+        types = node.types if isinstance(node, _Node) and node.types is not None else self.accepted(node)
+        if (_JSON_TYPES.get(value.__class__) or json_type(value)) not in types:
             coerced = self._coerce(value, types)
             if coerced is not None:
                 after, kind = coerced
                 repairs.append({"path": _pointer(trail), "from": value, "to": after, "kind": kind})
                 value = after
-        if isinstance(value, Mapping):
+        if value.__class__ in _SCALARS:
+            return value
+        children = node.children if isinstance(node, _Node) else {}
+        if value.__class__ is dict or isinstance(value, Mapping):
             renames = self._renames(value, node)
             result = {}
             for key, item in value.items():
-                name = renames.get(key, key)
+                name = renames.get(key, key) if renames else key
                 if name != key:
                     repairs.append({"path": _pointer([*trail, key]), "from": key, "to": name, "kind": "renamed_key"})
+                step = name if name.__class__ is str else str(name)
+                child = children.get(step)
                 trail.append(name)
-                result[name] = self._walk(item, self._child(node, str(name)), trail, depth + 1, repairs)
+                result[name] = self._walk(
+                    item, self._child(node, step) if child is None else child, trail, depth + 1, repairs
+                )
                 trail.pop()
             return result
         if isinstance(value, (list, tuple)):
             items = []
             for index, item in enumerate(value):
+                child = children.get(index)
                 trail.append(index)
-                items.append(self._walk(item, self._child(node, index), trail, depth + 1, repairs))
+                items.append(
+                    self._walk(item, self._child(node, index) if child is None else child, trail, depth + 1, repairs)
+                )
                 trail.pop()
             return items
         return value
@@ -941,22 +956,33 @@ class Repairer:
     def verdict(self, arguments: Any) -> tuple[bool, tuple[Reason, ...]]:
         """Whether ``arguments`` validate, and if not, why; False wherever the validator cannot decide
         (a schema it cannot compile, arguments nested too deep or holding what JSON cannot)."""
+        problem = self._problem(arguments)
+        if problem is None:
+            return True, ()
+        return False, problem or self._reasons(arguments)
+
+    def _problem(self, arguments: Any) -> tuple[Reason, ...] | None:
+        """None when ``arguments`` validate; else why not, or ``()`` when the validator's messages say why."""
         if self._validator is None:
-            return False, (Reason(path="", message=f"the schema cannot be used: {self.schema_error}"),)
+            return (Reason(path="", message=f"the schema cannot be used: {self.schema_error}"),)
         too_costly = self._too_costly(arguments)
         if too_costly is not None:
-            return False, (Reason(path="", message=too_costly),)
+            return (Reason(path="", message=too_costly),)
         try:
-            if self._validator.is_valid(arguments):
-                return True, ()
-            reasons = []
-            for error in self._validator.iter_errors(arguments):
+            return None if self._validator.is_valid(arguments) else ()
+        except Exception as error:  # a lone surrogate, a key that is no string, a value that is not JSON
+            return (Reason(path="", message=f"the arguments cannot be validated: {error}"),)
+
+    def _reasons(self, arguments: Any) -> tuple[Reason, ...]:
+        reasons = []
+        try:
+            for error in self._validator.iter_errors(arguments) if self._validator is not None else ():
                 reasons.append(Reason(path=_pointer(error.instance_path), message=self._message(error)))
                 if len(reasons) >= self.max_reasons:
                     break
-            return False, tuple(reasons)
-        except Exception as error:  # a lone surrogate, a key that is no string, a value that is not JSON
-            return False, (Reason(path="", message=f"the arguments cannot be validated: {error}"),)
+        except Exception as error:  # the same odd arguments, met only while describing an error
+            reasons.append(Reason(path="", message=f"the arguments cannot be validated: {error}"))
+        return tuple(reasons) or (Reason(path="", message="the validator refuses the arguments"),)
 
     def _message(self, error: jsonschema_rs.ValidationError) -> str:
         """The validator's message, naming a pattern as the schema wrote it rather than rewritten."""
@@ -974,8 +1000,8 @@ class Repairer:
 
     def repair(self, arguments: Any) -> RepairResult:
         """Repair ``arguments`` (see the module docs). Never raises."""
-        valid, reasons = self.verdict(arguments)
-        if valid:
+        problem = self._problem(arguments)
+        if problem is None:
             return RepairResult(_copy_containers(arguments, self.max_depth), [], True)
         self._remaining = self.budget
         repairs: list[dict[str, Any]] = []
@@ -984,7 +1010,7 @@ class Repairer:
         except Exception:  # over budget, or something odd in the arguments: change nothing
             repaired, repairs = _copy_containers(arguments, self.max_depth), []
         if not repairs:
-            return RepairResult(repaired, repairs, False, reasons)
+            return RepairResult(repaired, repairs, False, problem or self._reasons(arguments))
         logger.info(
             "repaired %d argument(s): %s",
             len(repairs),
@@ -1009,9 +1035,9 @@ def _merge(every: bool, parts: list[Node]) -> Node:
 
 def _copy_containers(value: Any, depth: int) -> Any:
     """A copy of the containers the walk would rebuild (as deep as it goes), changing nothing."""
-    if depth < 0:
+    if depth < 0 or value.__class__ in _SCALARS:
         return value
-    if isinstance(value, Mapping):
+    if value.__class__ is dict or isinstance(value, Mapping):
         return {key: _copy_containers(item, depth - 1) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [_copy_containers(item, depth - 1) for item in value]
