@@ -114,6 +114,13 @@ CASES = [
         {"a" * 28 + "!": 1},
         False,
     ),
+    Case(
+        "huge-repetition",
+        _object(a={"type": "string", "pattern": "(?:(?:a{1000}){1000}){1000}"}),
+        {"a": "a"},
+        False,
+        reason="too large",
+    ),
     Case("invalid-pattern", _object(a={"type": "string", "pattern": "("}), {"a": "x"}, False, reason="ECMA-262"),
     Case("invalid-in-u-mode", _object(a={"type": "string", "pattern": "^]$"}), {"a": "]"}, False, reason="ECMA-262"),
     Case(
