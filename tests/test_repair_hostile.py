@@ -159,6 +159,15 @@ CASES = [
         after={"é": 1},
         kinds=["string_to_number"],
     ),
+    Case(
+        "two-spellings-of-one-pattern",
+        {"patternProperties": {".": {"type": "integer"}, "[^\\n\\r\\u2028\\u2029]": {"minimum": 5}}},
+        {"a": "3"},
+        False,
+        after={"a": 3},
+        kinds=["string_to_number"],
+        reason="less than",
+    ),
     Case("dot-and-carriage-return", _object(a={"type": "string", "pattern": "^.$"}), {"a": "\r"}, False),
     Case("dollar-before-newline", _object(a={"type": "string", "pattern": "^[0-9]+$"}), {"a": "100\n"}, False),
     # Malformed schemas: valid=False with the reason, never an exception.

@@ -277,7 +277,10 @@ def _for_validator(schema: Any, originals: dict[str, str]) -> Any:
                     result[_UNDECIDABLE_KEYS] = translation.problem
                 else:
                     originals.setdefault(translation.pattern, pattern)
-                    patterns[translation.pattern] = _for_validator(subschema, originals)
+                    rewritten = _for_validator(subschema, originals)
+                    if translation.pattern in patterns:  # two spellings of one pattern: both schemas apply
+                        rewritten = {"allOf": [patterns[translation.pattern], rewritten]}
+                    patterns[translation.pattern] = rewritten
             result[key] = patterns
         elif key in SCHEMA_MAP_KEYWORDS and isinstance(value, Mapping):
             result[key] = {name: _for_validator(subschema, originals) for name, subschema in value.items()}
