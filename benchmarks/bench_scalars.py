@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Optional
 
 from pydantic import BaseModel, BeforeValidator, Field, Strict, WithJsonSchema
 
@@ -90,6 +90,10 @@ class LenientSearch(BaseModel):
 
 
 MappedSearch = lenient_model(PlainSearch)
+# Optional: the mapping also takes the string "null" (one Python check per field), the
+# hand-written Optional[LenientInt] does not.
+HandOptional = _five(Optional[LenientInt], "HandOptional")
+MappedOptional = _five(lenient_annotation(Optional[int]), "MappedOptional")
 
 
 def _call(model: type[BaseModel], value: Any) -> Any:
@@ -122,6 +126,10 @@ def main() -> int:
         "hand-written bounded, 100": _call(HandBounded, 100),
         "mapped bounded, 100": _call(MappedBounded, 100),
         "mapped search, strings": lambda: MappedSearch.model_validate(search_strings),
+        "hand-written Optional, '100'": _call(HandOptional, "100"),
+        "mapped Optional, '100'": _call(MappedOptional, "100"),
+        "hand-written Optional, 100": _call(HandOptional, 100),
+        "mapped Optional, 100": _call(MappedOptional, 100),
     }
     times = best_times(cases)
     met = print_ratios(
@@ -188,6 +196,14 @@ def main() -> int:
                 "lenient search, strings",
                 1.05,
             ),
+        ],
+        times,
+    )
+    print_ratios(
+        "Optional[int] mapped (also takes the string 'null'), vs Optional[LenientInt] by hand",
+        [
+            ("given '100'", "mapped Optional, '100'", "hand-written Optional, '100'", 1.2),
+            ("given 100", "mapped Optional, 100", "hand-written Optional, 100", 1.2),
         ],
         times,
     )

@@ -31,6 +31,7 @@ from pydantic_lenient import (
 from pydantic_lenient.lenient import (
     KeptAsIs,
     Lenient,
+    NullText,
     lenient_annotation,
     lenient_form,
     lenient_model,
@@ -83,8 +84,9 @@ SAME_AS_HAND_WRITTEN = [
     pytest.param(int, LenientInt, id="int"),
     pytest.param(float, LenientFloat, id="float"),
     pytest.param(bool, StrictBoolish, id="bool"),
-    pytest.param(Optional[int], Optional[LenientInt], id="Optional-int"),
-    pytest.param(Union[int, bool, None], Union[LenientInt, StrictBoolish, None], id="union"),
+    pytest.param(Optional[int], Annotated[Optional[LenientInt], NullText()], id="Optional-int"),
+    pytest.param(Union[int, bool, None], Annotated[Union[LenientInt, StrictBoolish, None], NullText()], id="union"),
+    pytest.param(Optional[LenientUInt], Annotated[Optional[LenientUInt], NullText()], id="Optional-hand-written"),
     pytest.param(Annotated[int, GE_0], Annotated[LenientInt, GE_0], id="Field-ge0"),
     pytest.param(Annotated[int, GE_1_LE_500], Annotated[LenientInt, GE_1_LE_500], id="Field-bounds"),
     pytest.param(conint(ge=0), LenientUInt, id="conint-ge0"),
@@ -95,7 +97,7 @@ SAME_AS_HAND_WRITTEN = [
     pytest.param(list[int], LenientJson[list[LenientInt]], id="list"),
     pytest.param(dict[str, float], LenientJson[dict[str, LenientFloat]], id="dict"),
     pytest.param(tuple[int, str], LenientJson[tuple[LenientInt, str]], id="tuple"),  # type: ignore[misc]
-    pytest.param(Optional[list[str]], Optional[LenientJson[list[str]]], id="Optional-list-str"),
+    pytest.param(Optional[list[str]], Annotated[Optional[LenientJson[list[str]]], NullText()], id="Optional-list-str"),
     pytest.param(Plain, LenientJson[Plain], id="model-without-numbers"),
 ]
 
@@ -127,8 +129,9 @@ UNCHANGED = [
     Optional[str],
     JsonText,
     LenientInt,
-    Optional[LenientUInt],
     Annotated[LenientPositiveInt, Field(ge=1)],
+    Optional[JsonText],
+    Optional[Union[int, str]],
     UserId,
 ]
 
@@ -165,8 +168,8 @@ def test_a_union_with_str_still_makes_its_structures_lenient_without_json_text()
 MAPPED_CASES = [
     Case(
         Optional[Annotated[int, Field(ge=1, le=500)]],
-        valid=[("100", 100), (100, 100), (None, None), ("007", 7)],
-        invalid=["0", "501", "abc", "1.5", True, "null", " 1"],
+        valid=[("100", 100), (100, 100), (None, None), ("007", 7), ("null", None)],
+        invalid=["0", "501", "abc", "1.5", True, " 1", "NULL", "null ", "None"],
         id="optional-bounded-int",
     ),
     Case(
@@ -355,7 +358,7 @@ def test_the_decorator_rewrites_parameters_and_keeps_the_rest() -> None:
     assert decorated.__doc__ == "Search a mail folder."
     parameters = inspect.signature(decorated).parameters
     assert parameters["folder"].annotation is str
-    assert parameters["limit"].annotation == Optional[LenientInt]
+    assert parameters["limit"].annotation == Annotated[Optional[LenientInt], NullText()]
     assert parameters["dry_run"].annotation is StrictBoolish
     assert parameters["limit"].default is None
     assert decorated.__annotations__["return"] is str
@@ -407,3 +410,45 @@ def test_mypy_reports_a_wrong_value_for_lenient_t(tmp_path: Any) -> None:
     assert re.search(r'Revealed type is "(builtins\.)?int"', stdout), stdout
     assert "wrong.py:3: error: Incompatible types in assignment" in stdout
     assert "wrong.py:2:" not in stdout
+
+
+NULLABLE = [
+    Optional[int],
+    Optional[bool],
+    Optional[float],
+    Optional[Annotated[int, Field(ge=1, le=500)]],
+    Optional[list[int]],
+    Optional[Step],
+    Union[int, bool, None],
+]
+
+
+@pytest.mark.parametrize("annotation", NULLABLE, ids=render_annotation)
+def test_the_string_null_is_none_where_nothing_else_takes_a_string(annotation: Any) -> None:
+    adapter = TypeAdapter(lenient_annotation(annotation))
+    assert adapter.validate_python("null") is None
+    assert adapter.validate_json('"null"') is None
+    assert adapter.validate_python(None) is None
+    # The advertised schema admits it, so a validating host agrees.
+    from pydantic_lenient.testing import host_validator
+
+    assert host_validator(adapter.json_schema()).is_valid("null")
+
+
+@pytest.mark.parametrize("annotation", [Optional[str], Optional[JsonText], Optional[Union[int, str]]], ids=str)
+def test_a_field_that_takes_strings_keeps_null_as_a_string(annotation: Any) -> None:
+    assert lenient_annotation(annotation) is annotation
+    assert TypeAdapter(lenient_annotation(annotation)).validate_python("null") == "null"
+
+
+def test_hand_written_optional_refuses_null_on_both_sides() -> None:
+    """The one way that cannot take it: pydantic builds Optional[LenientUInt] without telling the
+    marker it is nullable. Host and server both refuse "null"; Lenient[...] around it takes it."""
+    from pydantic_lenient.testing import host_validator
+
+    adapter = TypeAdapter(Optional[LenientUInt])
+    with pytest.raises(ValidationError, match="lenient_int"):
+        adapter.validate_python("null")
+    assert not host_validator(adapter.json_schema()).is_valid("null")
+    subscriptable: Any = Lenient
+    assert TypeAdapter(subscriptable[Optional[LenientUInt]]).validate_python("null") is None

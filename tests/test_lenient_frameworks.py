@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Optional
 
 import pytest
 
@@ -18,13 +18,13 @@ from pydantic_lenient.testing import host_validator
 from tests.sdks import require
 
 UUID_LIKE = "123e4567-e89b-12d3-a456-426614174000"
-MANGLED = {"folder": "Dev", "limit": "100", "dry_run": "false", "tags": '["a"]', "ref": UUID_LIKE}
-RECEIVED = {"folder": "Dev", "limit": 100, "dry_run": False, "tags": ["a"], "ref": UUID_LIKE}
+MANGLED = {"folder": "Dev", "limit": "100", "dry_run": "false", "tags": '["a"]', "ref": UUID_LIKE, "page": "null"}
+RECEIVED = {"folder": "Dev", "limit": 100, "dry_run": False, "tags": ["a"], "ref": UUID_LIKE, "page": None}
 
 
-def search(folder: str, limit: int, dry_run: bool, tags: list[str], ref: str) -> str:
+def search(folder: str, limit: int, dry_run: bool, tags: list[str], ref: str, page: Optional[int] = None) -> str:
     """Search a mail folder."""
-    return json.dumps({"folder": folder, "limit": limit, "dry_run": dry_run, "tags": tags, "ref": ref})
+    return json.dumps({"folder": folder, "limit": limit, "dry_run": dry_run, "tags": tags, "ref": ref, "page": page})
 
 
 def _lenient_search() -> Callable[..., str]:

@@ -14,18 +14,22 @@ from pydantic_lenient.testing import host_validator
 from tests.sdks import require
 
 UUID_LIKE = "123e4567-e89b-12d3-a456-426614174000"
-MANGLED = {"folder": "Dev", "limit": "100", "dry_run": "false", "tags": '["a"]', "to": UUID_LIKE}
-RECEIVED = {"folder": "Dev", "limit": 100, "dry_run": False, "tags": ["a"], "to": UUID_LIKE}
+MANGLED = {"folder": "Dev", "limit": "100", "dry_run": "false", "tags": '["a"]', "to": UUID_LIKE, "page": "null"}
+RECEIVED = {"folder": "Dev", "limit": 100, "dry_run": False, "tags": ["a"], "to": UUID_LIKE, "page": None}
 
 
-def search(folder: str, limit: int, dry_run: bool, tags: list[str], to: Optional[str] = None) -> str:
+def search(
+    folder: str, limit: int, dry_run: bool, tags: list[str], to: Optional[str] = None, page: Optional[int] = None
+) -> str:
     """Registered before the adapter."""
-    return json.dumps({"folder": folder, "limit": limit, "dry_run": dry_run, "tags": tags, "to": to})
+    return json.dumps({"folder": folder, "limit": limit, "dry_run": dry_run, "tags": tags, "to": to, "page": page})
 
 
-def later(folder: str, limit: int, dry_run: bool, tags: list[str], to: Optional[str] = None) -> str:
+def later(
+    folder: str, limit: int, dry_run: bool, tags: list[str], to: Optional[str] = None, page: Optional[int] = None
+) -> str:
     """Registered after the adapter."""
-    return search(folder, limit, dry_run, tags, to)
+    return search(folder, limit, dry_run, tags, to, page)
 
 
 async def _official(lenient: bool) -> dict[str, Any]:

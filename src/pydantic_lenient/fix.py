@@ -32,7 +32,15 @@ from .booleans import _StrictBoolish
 from .floats import _LenientFloat
 from .integers import _LenientInt
 from .json_values import AcceptJsonText
-from .lenient import _ALIAS_NAMES, _ORIGINALS, _UNION_TYPES, _with_metadata, lenient_annotation, render_annotation
+from .lenient import (
+    _ALIAS_NAMES,
+    _ORIGINALS,
+    _UNION_TYPES,
+    NullText,
+    _with_metadata,
+    lenient_annotation,
+    render_annotation,
+)
 
 __all__ = ("FixResult", "fix_file", "fix_source")
 
@@ -203,10 +211,14 @@ class _Rewriter(cst.CSTTransformer):
     # The syntax tree and the run-time annotation are walked together; where they cannot be
     # matched up, the lenient annotation is written out as `render_annotation` gives it.
     def _rewrite(self, node: cst.BaseExpression, hint: Any, lenient: Any) -> cst.BaseExpression:
-        if lenient is hint or lenient == hint:
-            return node
         base, metadata = split_annotated(hint)
         new_base, new_metadata = split_annotated(lenient)
+        if new_metadata and isinstance(new_metadata[-1], NullText) and not metadata:
+            # What source can say is Optional[LenientInt], which refuses the string "null" (README).
+            new_metadata = new_metadata[:-1]
+            lenient = _with_metadata(new_base, new_metadata)
+        if lenient is hint or lenient == hint:
+            return node
         if new_metadata and new_metadata[-1] == AcceptJsonText() and AcceptJsonText() not in metadata:
             inner = _with_metadata(new_base, new_metadata[:-1])
             if not new_metadata[:-1] and new_base in _ORIGINALS and new_base is not base:

@@ -30,9 +30,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import annotated_types
-from pydantic import BaseModel, create_model
+from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler, create_model
 from pydantic.dataclasses import is_pydantic_dataclass
 from pydantic.fields import FieldInfo
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
 from typing_extensions import NotRequired, Required
 from typing_extensions import TypedDict as TypedDictType
 
@@ -47,6 +49,7 @@ __all__ = (
     "KeptAsIs",
     "Lenient",
     "LenientForm",
+    "NullText",
     "lenient_annotation",
     "lenient_form",
     "lenient_model",
@@ -180,6 +183,42 @@ else:
             return lenient_annotation(item)
 
 
+def _null_text_to_none(value: Any) -> Any:
+    return None if value == "null" else value
+
+
+@dataclass(frozen=True, slots=True)
+class NullText:
+    """Marker for a nullable field none of whose other forms is a string: the string ``"null"``
+    (as some hosts send for ``anyOf [integer, null]``) is taken as None, and the advertised
+    schema admits it. The mapping adds it to ``Optional[...]`` whose other members are lenient
+    numbers, booleans or JSON-text structures; ``Optional[str]`` never gets it.
+    """
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_before_validator_function(_null_text_to_none, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return _admit_null_text(handler(schema))
+
+
+def _admit_null_text(schema: JsonSchemaValue) -> JsonSchemaValue:
+    """``schema`` with each string form of a lenient scalar (a pattern-checked string branch, at
+    any depth of ``anyOf``) widened to also match ``null``. JSON-text branches admit any string
+    already, so they already admit it."""
+    if not isinstance(schema, dict):
+        return schema
+    widened = dict(schema)
+    if widened.get("type") == "string" and isinstance(widened.get("pattern"), str):
+        pattern = widened["pattern"]
+        core = pattern[1:] if pattern.startswith("^") else f".*(?:{pattern})"
+        core = core[:-1] if core.endswith("$") else f"{core}.*"
+        widened["pattern"] = f"^(?:{core}|null)$"
+    if isinstance(widened.get("anyOf"), list):
+        widened["anyOf"] = [_admit_null_text(branch) for branch in widened["anyOf"]]
+    return widened
+
+
 # Generated lenient classes, by the class they were made from, and back (for rendering).
 _LENIENT_CLASSES: dict[type, type] = {}
 _ORIGINALS: dict[type, type] = {}
@@ -238,9 +277,12 @@ class _Mapper:
                     "so a string such as '1' could be meant for either member",
                 )
             )
-        if all(new is old for new, old in zip(mapped, members, strict=True)):
+        null_text = type(None) in members and not takes_strings and not any(isinstance(m, NullText) for m in metadata)
+        if all(new is old for new, old in zip(mapped, members, strict=True)) and not null_text:
             return annotation
-        return _with_metadata(typing.Union[tuple(mapped)], metadata)
+        union = typing.Union[tuple(mapped)]
+        # No other member takes a string, so the string "null" can only mean None.
+        return _with_metadata(union, (*metadata, NullText()) if null_text else metadata)
 
     def structured(self, annotation: Any, base: Any, metadata: tuple[Any, ...], *, text: bool) -> Any:
         new_base = self.structure(base)
@@ -494,7 +536,7 @@ def render_annotation(annotation: Any) -> str:
 
 
 def _render_annotated(base: Any, metadata: tuple[Any, ...]) -> str:
-    rest = list(metadata)
+    rest = [marker for marker in metadata if not isinstance(marker, NullText)]  # only Lenient[...] adds it
     if rest and isinstance(rest[0], (_LenientInt, _LenientFloat, _StrictBoolish)) and rest[0] in _ALIAS_NAMES:
         head = _ALIAS_NAMES[rest.pop(0)]
     elif rest and rest[-1] == AcceptJsonText():

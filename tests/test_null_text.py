@@ -1,0 +1,162 @@
+"""The string "null" for nullable lenient fields, in every way the library offers, against hosts.
+
+``Lenient[Optional[...]]``, `lenient_tool` and the whole-server option (`lenient_model` of the
+argument model) take "null" as None where no other form of the field is a string, and advertise it
+in every style; a hand-written ``Optional[LenientUInt]`` refuses it on both sides; a field that
+takes strings keeps it as a string. Hypothesis against ``jsonschema``, and a corpus against Ajv 8.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Optional, Union
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel, Field, create_model
+
+from pydantic_lenient import LenientUInt, input_schema
+from pydantic_lenient.catalog import model_from_function
+from pydantic_lenient.lenient import Lenient, lenient_model, lenient_tool
+from pydantic_lenient.testing import host_validator
+
+from .conftest import AjvRunner
+from .contract import Verdict, agrees, server_verdict
+from .strategies import any_input
+
+_LENIENT: Any = Lenient  # subscripted with run-time values below
+
+
+def _field(annotation: Any) -> type[BaseModel]:
+    return create_model("Tool", value=(annotation, None))
+
+
+def _decorated() -> type[BaseModel]:
+    def tool(value: Optional[Annotated[int, Field(ge=1, le=500)]] = None) -> None:
+        """A tool whose source says Optional[int]."""
+
+    return model_from_function(lenient_tool(tool))
+
+
+def _whole_server() -> type[BaseModel]:
+    def tool(value: Optional[bool] = None) -> None:
+        """Made lenient the way make_lenient(..., lenient_parameters=True) does: its argument model."""
+
+    return lenient_model(model_from_function(tool))
+
+
+# name: (model, what "null" gives: None, the string itself, or refused on both sides)
+NULL_REFUSED = object()
+FIELDS: dict[str, tuple[Callable[[], type[BaseModel]], Any]] = {
+    "Lenient[Optional[int]]": (lambda: _field(_LENIENT[Optional[int]]), None),
+    "Lenient[Optional[1..500]]": (lambda: _field(_LENIENT[Optional[Annotated[int, Field(ge=1, le=500)]]]), None),
+    "Lenient[Optional[LenientUInt]]": (lambda: _field(_LENIENT[Optional[LenientUInt]]), None),
+    "Lenient[Optional[float]]": (lambda: _field(_LENIENT[Optional[float]]), None),
+    "Lenient[Optional[int | bool]]": (lambda: _field(_LENIENT[Union[int, bool, None]]), None),
+    "Lenient[Optional[list[int]]]": (lambda: _field(_LENIENT[Optional[list[int]]]), None),
+    "lenient_tool": (_decorated, None),
+    "whole server": (_whole_server, None),
+    "Optional[LenientUInt] by hand": (lambda: _field(Optional[LenientUInt]), NULL_REFUSED),
+    "Lenient[Optional[str]]": (lambda: _field(_LENIENT[Optional[str]]), "null"),
+    "Lenient[Optional[int | str]]": (lambda: _field(_LENIENT[Union[int, str, None]]), "null"),
+}
+MODELS = {name: make() for name, (make, _) in FIELDS.items()}
+STYLES = ("type-array", "any-of", "pydantic-default")
+
+
+def _schema(model: type[BaseModel], style: str) -> dict[str, Any]:
+    if style == "pydantic-default":
+        return model.model_json_schema()
+    return input_schema(model, style=style)  # type: ignore[arg-type]
+
+
+def _agrees(name: str, host_accepts: bool, value: Any, verdict: Verdict) -> bool:
+    if agrees(host_accepts, value, verdict):
+        return True
+    # Hosts do not check JSON text's content (the README's listed exception 4).
+    return name.endswith("[list[int]]]") and host_accepts and isinstance(value, str)
+
+
+@pytest.mark.parametrize("name", list(FIELDS))
+def test_null_gives_what_the_field_says_on_both_sides(name: str) -> None:
+    model, expected = MODELS[name], FIELDS[name][1]
+    verdict = server_verdict(model, {"value": "null"})
+    if expected is NULL_REFUSED:
+        assert not verdict.accepted
+    else:
+        assert model.model_validate({"value": "null"}).value == expected  # type: ignore[attr-defined]
+        assert model.model_validate_json('{"value": "null"}').value == expected  # type: ignore[attr-defined]
+    for style in STYLES:
+        assert host_validator(_schema(model, style)).is_valid({"value": "null"}) == verdict.accepted, style
+
+
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("name", list(FIELDS))
+@given(value=st.one_of(any_input, st.sampled_from(["null", "NULL", "Null", " null", "null\n", "nul", "None"])))
+def test_host_and_server_agree_on_every_value(name: str, style: str, value: Any) -> None:
+    model = MODELS[name]
+    if FIELDS[name][1] == "null":  # a plain pydantic field left as it is: strings stay strings
+        if isinstance(value, str):
+            assert model.model_validate({"value": value}).value == value  # type: ignore[attr-defined]
+        return
+    host_accepts = bool(host_validator(_schema(model, style)).is_valid({"value": value}))
+    assert _agrees(name, host_accepts, value, server_verdict(model, {"value": value})), (host_accepts, value)
+
+
+CORPUS: list[Any] = [
+    "null",
+    "NULL",
+    "Null",
+    " null",
+    "null ",
+    "null\n",
+    "nul",
+    "None",
+    "",
+    None,
+    "100",
+    "007",
+    "-1",
+    "501",
+    100,
+    501,
+    1.5,
+    "1.5",
+    "1e3",
+    True,
+    "true",
+    "FALSE",
+    [],
+    [1],
+    "[1]",
+    '["a"]',
+    "[",
+    {},
+]
+
+
+def test_ajv_and_the_server_agree(ajv: AjvRunner) -> None:
+    combinations = [(name, style, draft) for name in FIELDS for style in STYLES for draft in ("2020-12", "07")]
+    arguments = [{"value": value} for value in CORPUS]
+    results = ajv(
+        [
+            {"schema": _schema(MODELS[name], style), "values": arguments, "draft": draft, "options": {}}
+            for name, style, draft in combinations
+        ]
+    )
+    disagreements = []
+    for (name, style, draft), result in zip(combinations, results, strict=True):
+        assert result["compile_error"] is None, (name, style, draft, result["compile_error"])
+        for value, host_accepts in zip(CORPUS, result["verdicts"], strict=True):
+            if FIELDS[name][1] == "null" and value != "null":  # plain pydantic, as it decides
+                continue
+            verdict = server_verdict(MODELS[name], {"value": value})
+            if not _agrees(name, host_accepts, value, verdict):
+                disagreements.append((name, style, draft, value, host_accepts, verdict.errors))
+    assert not disagreements, disagreements[:10]
+    null_verdicts = {
+        (name, style): result["verdicts"][0] for (name, style, _), result in zip(combinations, results, strict=True)
+    }
+    assert not null_verdicts["Optional[LenientUInt] by hand", "any-of"]
+    assert all(accepted for (name, _), accepted in null_verdicts.items() if name != "Optional[LenientUInt] by hand")
