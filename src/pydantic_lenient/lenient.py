@@ -280,7 +280,7 @@ class _Mapper:
         null_text = type(None) in members and not takes_strings and not any(isinstance(m, NullText) for m in metadata)
         if all(new is old for new, old in zip(mapped, members, strict=True)) and not null_text:
             return annotation
-        union = typing.Union[tuple(mapped)]
+        union: Any = typing.Union[tuple(mapped)]
         # No other member takes a string, so the string "null" can only mean None.
         return _with_metadata(union, (*metadata, NullText()) if null_text else metadata)
 
