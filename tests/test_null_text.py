@@ -160,3 +160,21 @@ def test_ajv_and_the_server_agree(ajv: AjvRunner) -> None:
     }
     assert not null_verdicts["Optional[LenientUInt] by hand", "any-of"]
     assert all(accepted for (name, _), accepted in null_verdicts.items() if name != "Optional[LenientUInt] by hand")
+
+
+def test_the_strict_style_drops_the_string_form_that_takes_null() -> None:
+    schema = input_schema(MODELS["Lenient[Optional[1..500]]"], style="strict")["properties"]["value"]
+    assert schema["anyOf"] == [{"type": "integer", "minimum": 1, "maximum": 500}, {"type": "null"}]
+
+
+def test_null_text_by_hand_is_refused_where_null_could_be_a_string() -> None:
+    from pydantic import TypeAdapter
+
+    from pydantic_lenient import NullText
+
+    assert TypeAdapter(Annotated[Optional[LenientUInt], NullText()]).validate_python("null") is None
+    refused: list[Any] = [Optional[str], Optional[Union[LenientUInt, str]], LenientUInt]
+    for annotation in refused:
+        marked: Any = Annotated[annotation, NullText()]
+        with pytest.raises(TypeError, match="NullText"):
+            TypeAdapter(marked)

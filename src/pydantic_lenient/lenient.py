@@ -54,6 +54,7 @@ __all__ = (
     "lenient_form",
     "lenient_model",
     "lenient_tool",
+    "pattern_with_null",
     "render_annotation",
 )
 
@@ -196,10 +197,26 @@ class NullText:
     """
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        base, _ = split_annotated(source)
+        members = typing.get_args(base) if typing.get_origin(base) in _UNION_TYPES else (base,)
+        others = [member for member in members if member is not type(None)]
+        if len(others) == len(members) or any(_takes_strings(member) for member in others):
+            raise TypeError(
+                f"NullText() on {render_annotation(source)} is refused: it needs an Optional whose other "
+                "members never take a string (lenient numbers, booleans, JSON-text structures); "
+                'otherwise the string "null" could be meant as itself'
+            )
         return core_schema.no_info_before_validator_function(_null_text_to_none, handler(source))
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         return _admit_null_text(handler(schema))
+
+
+def pattern_with_null(pattern: str) -> str:
+    """An ECMA-262 ``pattern`` that also matches exactly ``null`` (what `NullText` advertises)."""
+    core = pattern[1:] if pattern.startswith("^") else f".*(?:{pattern})"
+    core = core[:-1] if core.endswith("$") else f"{core}.*"
+    return f"^(?:{core}|null)$"
 
 
 def _admit_null_text(schema: JsonSchemaValue) -> JsonSchemaValue:
@@ -210,10 +227,7 @@ def _admit_null_text(schema: JsonSchemaValue) -> JsonSchemaValue:
         return schema
     widened = dict(schema)
     if widened.get("type") == "string" and isinstance(widened.get("pattern"), str):
-        pattern = widened["pattern"]
-        core = pattern[1:] if pattern.startswith("^") else f".*(?:{pattern})"
-        core = core[:-1] if core.endswith("$") else f"{core}.*"
-        widened["pattern"] = f"^(?:{core}|null)$"
+        widened["pattern"] = pattern_with_null(widened["pattern"])
     if isinstance(widened.get("anyOf"), list):
         widened["anyOf"] = [_admit_null_text(branch) for branch in widened["anyOf"]]
     return widened

@@ -43,6 +43,7 @@ from ._boolean_text import TRUE_OR_FALSE
 from ._walk import Schema, transform_bottom_up
 from .floats import JSON_NUMBER
 from .integers import ADVERTISED_DIGIT_PATTERNS
+from .lenient import pattern_with_null
 
 __all__ = ("STYLES", "LenientJsonSchema", "Style", "apply_style", "generator_for", "input_schema")
 
@@ -171,12 +172,14 @@ def _type_array_to_any_of(schema: Schema) -> Schema:
     return {"anyOf": branches, **rest}
 
 
-# The string forms the lenient scalars add, by pattern, with the canonical type they stand for.
+# The string forms the lenient scalars add, by pattern, with the canonical type they stand for;
+# also each widened to take "null" (a nullable field made lenient by the mapping).
 _STRING_FORM_TYPES: dict[str, str] = {
     **dict.fromkeys(ADVERTISED_DIGIT_PATTERNS, "integer"),
     JSON_NUMBER: "number",
     TRUE_OR_FALSE: "boolean",
 }
+_STRING_FORM_TYPES.update({pattern_with_null(pattern): kind for pattern, kind in _STRING_FORM_TYPES.items()})
 _JSON_TEXT_MEDIA_TYPE = "application/json"
 
 
