@@ -108,6 +108,7 @@ def test_formatting_comments_and_field_arguments_are_kept(tmp_path: Path) -> Non
             folder: str,  # the folder to search
             limit: Annotated[int, Field(ge=1,   le=500, description="Most to return")] = 50,  # bounded
             page: Optional[int] = None,
+            described: Annotated[Optional[int], Field(description="A page")] = None,
             ratio: float | None = None,
             either: Union[int, str] = 1,
             flags: dict[str, list[bool]] = {},
@@ -133,6 +134,7 @@ def test_formatting_comments_and_field_arguments_are_kept(tmp_path: Path) -> Non
             folder: str,  # the folder to search
             limit: Annotated[LenientInt, Field(ge=1,   le=500, description="Most to return")] = 50,  # bounded
             page: Optional[LenientInt] = None,
+            described: Annotated[Optional[LenientInt], Field(description="A page")] = None,
             ratio: LenientFloat | None = None,
             either: Union[int, str] = 1,
             flags: LenientJson[dict[str, LenientJson[list[StrictBoolish]]]] = {},

@@ -69,8 +69,8 @@ class FixResult:
             difflib.unified_diff(
                 self.original.splitlines(keepends=True),
                 self.fixed.splitlines(keepends=True),
-                fromfile=f"a/{self.path}",
-                tofile=f"b/{self.path}",
+                fromfile=f"a/{self.path.lstrip('/')}",
+                tofile=f"b/{self.path.lstrip('/')}",
             )
         )
 
@@ -213,7 +213,7 @@ class _Rewriter(cst.CSTTransformer):
     def _rewrite(self, node: cst.BaseExpression, hint: Any, lenient: Any) -> cst.BaseExpression:
         base, metadata = split_annotated(hint)
         new_base, new_metadata = split_annotated(lenient)
-        if new_metadata and isinstance(new_metadata[-1], NullText) and not metadata:
+        if new_metadata and isinstance(new_metadata[-1], NullText) and NullText() not in metadata:
             # What source can say is Optional[LenientInt], which refuses the string "null" (README).
             new_metadata = new_metadata[:-1]
             lenient = _with_metadata(new_base, new_metadata)
