@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import enum
 import functools
 import inspect
 import threading
@@ -65,18 +66,14 @@ _UNION_TYPES = (typing.Union, types.UnionType)
 _SCALAR_MARKERS = (_LenientInt, _LenientFloat, _StrictBoolish, JsonTextOf)
 _BOUNDS = (annotated_types.Ge, annotated_types.Gt, annotated_types.Le, annotated_types.Lt)
 
-# Integer aliases by their inclusive bounds: a field whose only metadata is exactly these bounds
-# becomes the named type. Sorted so that a (0, None) lower bound picks LenientUInt.
+# Integer aliases by their inclusive bounds (a field whose only metadata is exactly these bounds
+# becomes the named type), and every scalar alias's name by its marker, for rendering.
 _NAMED_INTEGERS: dict[tuple[int | None, int | None], Any] = {}
-_ALIAS_NAMES: dict[Any, str] = {}
+_ALIAS_NAMES: dict[Any, str] = {_LenientFloat(): "LenientFloat", _StrictBoolish(): "StrictBoolish"}
 for _name in integers.__all__:
-    _alias = getattr(integers, _name)
-    _marker = typing.get_args(_alias)[1]
-    _NAMED_INTEGERS.setdefault((_marker.ge, _marker.le), _alias)
+    _marker = typing.get_args(getattr(integers, _name))[1]
+    _NAMED_INTEGERS[_marker.ge, _marker.le] = getattr(integers, _name)
     _ALIAS_NAMES[_marker] = _name
-_ALIAS_NAMES[_LenientFloat()] = "LenientFloat"
-_ALIAS_NAMES[_StrictBoolish()] = "StrictBoolish"
-_NAMED_INTEGERS[(None, None)] = LenientInt
 
 
 @dataclass(frozen=True)
@@ -479,8 +476,6 @@ def _is_scalar(member: Any) -> bool:
 
 
 def _is_enum(base: type) -> bool:
-    import enum
-
     return issubclass(base, enum.Enum)
 
 
