@@ -46,6 +46,7 @@ from .normalizer import (
     rules_from_model,
 )
 from .schema_styles import STYLES, LenientJsonSchema, Style, apply_style, generator_for, input_schema
+from .targets import TARGETS, Target, TargetSchema, target_schema, to_target
 
 __version__ = "0.1.0"
 
@@ -53,6 +54,7 @@ __all__ = (
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_LENGTH",
     "STYLES",
+    "TARGETS",
     "AcceptJsonText",
     "Finding",
     "JsonText",
@@ -83,6 +85,8 @@ __all__ = (
     "StatsFileError",
     "StrictBoolish",
     "Style",
+    "Target",
+    "TargetSchema",
     "ToolSpec",
     "apply_style",
     "audit",
@@ -94,6 +98,8 @@ __all__ = (
     "lenient_tool",
     "render_annotation",
     "rules_from_model",
+    "target_schema",
+    "to_target",
     "tool_catalog",
     "tool_specs",
 )

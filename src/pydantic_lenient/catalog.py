@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, create_model
 
 from .schema_styles import Style, input_schema
+from .targets import Target
 
 __all__ = ("ToolSpec", "model_from_function", "tool_catalog", "tool_specs")
 
@@ -33,18 +34,19 @@ class ToolSpec:
     input_model: type[BaseModel]
 
 
-def tool_catalog(tools: Any, *, style: Style = "type-array") -> dict[str, Any]:
+def tool_catalog(tools: Any, *, style: Style = "type-array", target: Target = "mcp") -> dict[str, Any]:
     """The MCP ``tools/list`` result: ``{"tools": [{"name", "description", "inputSchema"}, ...]}``.
 
     Tools keep the order they were given in, so a catalog can be committed and diffed. Every
     ``inputSchema`` has ``"type": "object"`` at its root, and its ``$ref``s resolve within it.
+    With another ``target`` (`pydantic_lenient.targets`) each ``inputSchema`` is that target's shape.
     """
     listed = []
     for spec in tool_specs(tools):
         entry: dict[str, Any] = {"name": spec.name}
         if spec.description:
             entry["description"] = spec.description
-        entry["inputSchema"] = input_schema(spec.input_model, style=style)
+        entry["inputSchema"] = input_schema(spec.input_model, style=style, target=target)
         listed.append(entry)
     return {"tools": listed}
 

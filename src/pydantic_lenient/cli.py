@@ -1,6 +1,6 @@
 """The ``pydantic-lenient`` command line.
 
-    pydantic-lenient catalog TARGET [--style type-array|any-of|strict] [--check] [--output FILE]
+    pydantic-lenient catalog TARGET [--style type-array|any-of|strict] [--target mcp|...] [--check] [--output FILE]
     pydantic-lenient normalize --rules RULES.json --tool NAME ARGUMENTS_JSON
     pydantic-lenient stats STATS.json
     pydantic-lenient repair --schema SCHEMA.json [--tool NAME] ARGUMENTS_JSON
@@ -30,6 +30,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .schema_styles import STYLES
+from .targets import TARGETS
 
 __all__ = ("CommandError", "format_stats", "load_target", "main")
 
@@ -140,7 +141,7 @@ def _catalog(arguments: argparse.Namespace) -> int:
 
     tools = load_target(arguments.target)
     try:
-        catalog = tool_catalog(tools, style=arguments.style)
+        catalog = tool_catalog(tools, style=arguments.style, target=arguments.schema_target)
         findings = audit(tools) if arguments.check else []
     except Exception as error:  # a tool whose model or schema cannot be built
         raise CommandError(f"{arguments.target}: {type(error).__name__}: {error}") from None
@@ -385,6 +386,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     catalog.add_argument("target", metavar="TARGET")
     catalog.add_argument("--style", choices=STYLES, default="type-array", help="input schema style")
+    catalog.add_argument(
+        "--target",
+        dest="schema_target",
+        choices=TARGETS,
+        default="mcp",
+        help="where the schemas go: MCP hosts (2020-12 or draft-07), or a provider's function calling",
+    )
     catalog.add_argument(
         "--check", action="store_true", help="audit for fields that are not lenient; exit 1 on an error"
     )

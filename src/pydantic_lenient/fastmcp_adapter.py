@@ -4,7 +4,8 @@
 
 * ``tools/list`` advertises each tool's input schema in a chosen style (default ``type-array``):
   FastMCP's own schema, through the style stage (`pydantic_lenient.apply_style`), which reads the
-  lenient types' widened forms back, so every style works on it, ``strict`` included.
+  lenient types' widened forms back, so every style works on it, ``strict`` included; then for a
+  ``target`` (`pydantic_lenient.targets`; ``"mcp-draft-07"`` for draft-07 hosts).
 * With ``lenient_parameters=True``, every function tool's parameters are made lenient as
   `pydantic_lenient.lenient_tool` would make them, tools registered later included.
 * With a ``normalizer``, ``tools/call`` arguments are normalized before FastMCP validates them
@@ -31,6 +32,7 @@ from fastmcp.tools.function_parsing import ParsedFunction
 from .lenient import lenient_tool
 from .normalizer import NormalizationConflict, Normalizer
 from .schema_styles import Style, input_schema
+from .targets import Target
 
 __all__ = ("LenientMiddleware",)
 
@@ -41,11 +43,17 @@ class LenientMiddleware(Middleware):
     """Normalizes ``tools/call`` arguments (with a ``normalizer``) and restyles ``tools/list``."""
 
     def __init__(
-        self, normalizer: Normalizer | None = None, *, style: Style = "type-array", lenient_parameters: bool = False
+        self,
+        normalizer: Normalizer | None = None,
+        *,
+        style: Style = "type-array",
+        lenient_parameters: bool = False,
+        target: Target = "mcp",
     ) -> None:
         self.normalizer = normalizer
         self.style: Style = style
         self.lenient_parameters = lenient_parameters
+        self.target: Target = target
 
     async def on_call_tool(
         self,
@@ -77,7 +85,7 @@ class LenientMiddleware(Middleware):
         if self.lenient_parameters:
             for tool in tools:
                 _make_parameters_lenient(tool)
-        return [_restyled(tool, self.style) for tool in tools]
+        return [_restyled(tool, self.style, self.target) for tool in tools]
 
 
 async def _server_has_tool(context: MiddlewareContext[Any], name: str) -> bool:
@@ -99,5 +107,5 @@ def _make_parameters_lenient(tool: Tool) -> None:
     object.__setattr__(tool, "parameters", ParsedFunction.from_function(lenient).input_schema)
 
 
-def _restyled(tool: Tool, style: Style) -> Any:
-    return tool.model_copy(update={"parameters": input_schema(tool.parameters, style=style)})
+def _restyled(tool: Tool, style: Style, target: Target) -> Any:
+    return tool.model_copy(update={"parameters": input_schema(tool.parameters, style=style, target=target)})

@@ -47,6 +47,7 @@ from .json_values import AcceptJsonText, JsonText
 from .lenient import lenient_model
 from .normalizer import NormalizationConflict, Normalizer
 from .schema_styles import Style, input_schema
+from .targets import Target
 
 __all__ = ("LenientServerMiddleware", "make_lenient")
 
@@ -59,15 +60,18 @@ def make_lenient(
     normalizer: Normalizer | None = None,
     style: Style = "type-array",
     lenient_parameters: bool = False,
+    target: Target = "mcp",
 ) -> MCPServer:
     """Make ``server``'s tools lenient end to end (see the module docs); returns the server.
 
     With ``lenient_parameters``, every tool's parameters also take their lenient form
     (`pydantic_lenient.lenient_model` of the argument model the SDK built), tools registered later
     included: ``int`` parameters take ``"100"`` without editing a single annotation.
+    ``target`` (`pydantic_lenient.targets`) is the shape ``tools/list`` advertises: ``"mcp"``, or
+    ``"mcp-draft-07"`` for hosts that validate with draft-07.
     """
     middleware = LenientServerMiddleware(
-        server, normalizer=normalizer, style=style, lenient_parameters=lenient_parameters
+        server, normalizer=normalizer, style=style, lenient_parameters=lenient_parameters, target=target
     )
     server.middleware.append(middleware)
     middleware.patch_tools()
@@ -95,11 +99,13 @@ class LenientServerMiddleware:
         normalizer: Normalizer | None = None,
         style: Style = "type-array",
         lenient_parameters: bool = False,
+        target: Target = "mcp",
     ):
         self.server = server
         self.normalizer = normalizer
         self.style: Style = style
         self.lenient_parameters = lenient_parameters
+        self.target: Target = target
 
     def patch_tools(self) -> None:
         for tool in _registered_tools(self.server):
@@ -109,7 +115,7 @@ class LenientServerMiddleware:
             if self.lenient_parameters:
                 metadata = LenientFuncMetadata.from_sdk(metadata, arg_model=lenient_model(metadata.arg_model))
                 tool.parameters = metadata.arg_model.model_json_schema(by_alias=True)  # as the SDK writes it
-            tool.parameters = input_schema(tool.parameters, style=self.style)
+            tool.parameters = input_schema(tool.parameters, style=self.style, target=self.target)
             tool.fn_metadata = metadata
             if self.normalizer is not None:
                 self.normalizer.register_tools([tool.name])  # its calls are counted under its name

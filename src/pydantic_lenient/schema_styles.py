@@ -33,7 +33,7 @@ that is neither a model nor a schema, raises; nothing is ever returned unstyled.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Literal, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
@@ -44,6 +44,9 @@ from ._walk import Schema, transform_bottom_up
 from .floats import JSON_NUMBER
 from .integers import ADVERTISED_DIGIT_PATTERNS
 from .lenient import pattern_with_null
+
+if TYPE_CHECKING:
+    from .targets import Target
 
 __all__ = ("STYLES", "LenientJsonSchema", "Style", "apply_style", "generator_for", "input_schema")
 
@@ -294,14 +297,23 @@ def generator_for(style: Style) -> type[LenientJsonSchema]:
         raise ValueError(f"unknown style {style!r}; expected one of {', '.join(STYLES)}") from None
 
 
-def input_schema(source: type[BaseModel] | Mapping[str, Any], *, style: Style = "type-array") -> dict[str, Any]:
+def input_schema(
+    source: type[BaseModel] | Mapping[str, Any], *, style: Style = "type-array", target: Target = "mcp"
+) -> dict[str, Any]:
     """The ``inputSchema`` a tool with this input model (or this finished schema) advertises.
 
     The root is always ``"type": "object"``; ``$defs`` are kept and every ``$ref`` resolves. The
     dialect is JSON Schema 2020-12, MCP's default (pydantic writes tuples with ``prefixItems``).
+    Another ``target`` (`pydantic_lenient.targets`) rewrites that for a draft-07 host or a model
+    provider; `pydantic_lenient.targets.target_schema` also says what the target gave up.
     """
     name = getattr(source, "__name__", "the schema")
-    return _object_root(apply_style(source, style), name)
+    schema = _object_root(apply_style(source, style), name)
+    if target == "mcp":
+        return schema
+    from .targets import to_target
+
+    return to_target(schema, target).schema
 
 
 def _without_openapi_keywords(schema: Schema) -> Schema:
