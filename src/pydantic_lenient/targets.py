@@ -36,7 +36,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel
 
-from ._walk import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS
+from ._walk import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, map_subschemas
 from .schema_styles import Style, apply_style, input_schema
 
 __all__ = ("TARGETS", "Loss", "Target", "TargetSchema", "target_schema", "to_target")
@@ -85,7 +85,7 @@ def to_target(schema: Mapping[str, Any], target: Target) -> TargetSchema:
         raise ValueError(f"unknown target {target!r}; expected one of {', '.join(TARGETS)}") from None
     losses: list[Loss] = []
     # Providers read no type arrays: they start from the any-of style (which admits the same values).
-    start = dict(schema) if target in ("mcp", "mcp-draft-07") else apply_style(dict(schema), "any-of")
+    start = dict(schema) if target in ("mcp", "mcp-draft-07") else _without_content(apply_style(dict(schema), "any-of"))
     result = rewrite(copy.deepcopy(start), losses)
     return TargetSchema(target, result, tuple(losses))
 
@@ -140,7 +140,13 @@ def _move_to_description(
     for key in moved:
         del node[key]
     _describe(node, text)
-    losses.append(Loss(location, f"{', '.join(moved)} moved into the description: {why}"))
+    constraints = [key for key in moved if key not in _ANNOTATIONS]
+    if constraints:
+        losses.append(Loss(location, f"{', '.join(constraints)} moved into the description: {why}"))
+
+
+# Keywords that constrain nothing: moving one into the description changes no verdict.
+_ANNOTATIONS = frozenset({"default", "examples", "title", "$comment", "deprecated", "readOnly", "writeOnly"})
 
 
 # --- the MCP targets ------------------------------------------------------------------------------
@@ -176,13 +182,29 @@ _CONTENT_KEYWORDS = ("contentMediaType", "contentEncoding", "contentSchema")
 _JSON_SCALARS: dict[str, Any] = {"anyOf": [{"type": t} for t in ("string", "number", "boolean", "null")]}
 
 
+def _without_content(schema: dict[str, Any]) -> dict[str, Any]:
+    """The JSON-text annotations as a description: no provider reads them, and they constrain nothing
+    (hosts do not check ``contentSchema``), so dropping them admits the same values."""
+
+    def rewrite(node: Node) -> Node:
+        if not isinstance(node, dict) or not any(key in node for key in _CONTENT_KEYWORDS):
+            return node
+        result = {key: value for key, value in node.items() if key not in _CONTENT_KEYWORDS}
+        if node.get("contentMediaType") == "application/json":
+            _describe(result, "JSON text")
+        return result
+
+    # Top-down, so that nothing inside a contentSchema is rewritten (or reported) before it goes.
+    def visit(node: Node) -> Node:
+        return map_subschemas(rewrite(node), visit)
+
+    result: dict[str, Any] = visit(schema)
+    return result
+
+
 def _common_provider_rewrite(node: dict[str, Any], location: str, losses: list[Loss]) -> dict[str, Any]:
     """What every provider target does to a node (of an ``any-of`` style schema): ``anyOf`` for
-    ``oneOf``, and the JSON-text annotations (which constrain nothing) as a description."""
-    if node.get("contentMediaType") == "application/json":
-        _describe(node, "JSON text")
-    for key in _CONTENT_KEYWORDS:
-        node.pop(key, None)
+    ``oneOf``."""
     one_of = node.get("oneOf")
     if isinstance(one_of, list) and "anyOf" not in node:
         # pydantic writes oneOf only for discriminated unions, whose branches are disjoint, so anyOf
@@ -204,7 +226,9 @@ def _close_object(node: dict[str, Any], location: str, losses: list[Loss], *, re
     """Strict providers take closed objects only: ``additionalProperties: false`` on every object."""
     if node.get("type") != "object":
         return
-    extra = node.get("additionalProperties", True)
+    # A model's object without additionalProperties: pydantic ignores other keys, so closing it loses
+    # nothing. An object with no properties, or with additionalProperties, is data under any key.
+    extra = node.get("additionalProperties", "properties" not in node)
     free_form = extra is not False or "patternProperties" in node
     node.setdefault("properties", {})
     node.pop("patternProperties", None)
