@@ -220,7 +220,9 @@ def test_gemini_refuses_a_recursive_model_with_one_clear_error() -> None:
 
 
 def test_gemini_refuses_a_ref_fan_out_that_would_explode() -> None:
-    definitions = {f"D{level}": {"anyOf": [{"$ref": f"#/$defs/D{level + 1}"}] * 4} for level in range(12)}
+    definitions: dict[str, Any] = {
+        f"D{level}": {"anyOf": [{"$ref": f"#/$defs/D{level + 1}"}] * 4} for level in range(12)
+    }
     definitions["D12"] = {"type": "string"}
     schema = {"type": "object", "properties": {"x": {"$ref": "#/$defs/D0"}}, "$defs": definitions}
     with pytest.raises(ValueError, match="more than"):
