@@ -23,6 +23,7 @@ from pydantic_lenient import TARGETS, LenientFloat, LenientInt, LenientUInt, Tar
 from pydantic_lenient.targets import DRAFT_07, TargetSchema, to_target
 from pydantic_lenient.testing import host_validator
 from tests.contract import SCALAR_TYPES, agrees, server_verdict, tool_model
+from tests.losses import explained
 from tests.strategies import any_input, json_values
 from tests.test_json_values import JSON_FIELDS, Step, Tool
 
@@ -49,32 +50,6 @@ def _host_accepts(result: TargetSchema, arguments: dict[str, Any]) -> bool:
     return bool(_validator(result.target, json.dumps(result.schema)).is_valid(arguments))
 
 
-def _locations(schema: dict[str, Any], field: str) -> set[str]:
-    """The property's location, and those of the definitions it refers to, at any depth."""
-    found = {f"/properties/{field}"}
-    pending: list[Any] = [schema["properties"][field]]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, dict):
-            reference = node.get("$ref")
-            if isinstance(reference, str) and reference.startswith("#/"):
-                location = reference[1:]
-                if location not in found:
-                    found.add(location)
-                    section, name = location.strip("/").split("/", 1)
-                    pending.append(schema[section][name])
-            pending.extend(node.values())
-        elif isinstance(node, list):
-            pending.extend(node)
-    return found
-
-
-def _explained(result: TargetSchema, field: str) -> bool:
-    """The target reported a loss at this field, or in a definition it uses."""
-    places = _locations(result.schema, field)
-    return any(loss.location.startswith(place) for loss in result.losses for place in places)
-
-
 @pytest.mark.parametrize("name", list(SCALAR_TYPES))
 @given(value=any_input)
 def test_every_target_and_the_model_agree_on_scalars(name: str, value: Any) -> None:
@@ -89,7 +64,7 @@ def test_every_target_and_the_model_agree_on_scalars(name: str, value: Any) -> N
         # A form the validator takes is never lost; a constraint a target cannot carry is reported.
         assert host_accepts, message
         assert target not in EXACT_FOR_SCALARS, message
-        assert _explained(result, "value"), message
+        assert explained(result, "value"), message
 
 
 @pytest.mark.parametrize("target", EXACT_FOR_SCALARS)
@@ -137,7 +112,7 @@ def test_every_target_and_the_model_agree_on_json_shaped_fields(field: str, valu
         host_accepts = _host_accepts(result, arguments)
         if host_accepts == verdict.accepted or (host_accepts and isinstance(value, str)):
             continue  # agreement, or the listed exception: hosts do not check that a string is JSON of T
-        assert _explained(result, field), (target, field, value, host_accepts, verdict.errors)
+        assert explained(result, field), (target, field, value, host_accepts, verdict.errors)
 
 
 def test_mcp_targets_lose_nothing_on_json_shaped_fields() -> None:

@@ -330,6 +330,8 @@ def _anthropic(schema: dict[str, Any], losses: list[Loss]) -> dict[str, Any]:
         node = _wrap_ref_with_siblings(_common_provider_rewrite(node, location, losses))
         _widen_tuple(node, location, losses)
         _close_object(node, location, losses, require_all=False)
+        if "const" in node or isinstance(node.get("enum"), list):
+            node.pop("type", None)  # the SDK drops it beside literals; the literal says the type
         keep = set(_ANTHROPIC_KEPT)
         if node.get("type") == "string" and node.get("format") in _ANTHROPIC_FORMATS:
             keep.add("format")
