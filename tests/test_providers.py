@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import json
 import logging
 import typing
 from collections.abc import Callable
@@ -287,7 +286,7 @@ def test_gemini_from_callable_requires_optional_lenient_parameters() -> None:
 def test_openai_agents_accepts_every_style_as_is(case: str) -> None:
     strict = require("agents.strict_schema")
     for style in ("type-array", "any-of", "strict"):
-        schema = input_schema(MODELS[case], style=style)  # type: ignore[arg-type]
+        schema = input_schema(MODELS[case], style=style)
         converted = strict.ensure_strict_json_schema(copy.deepcopy(schema))
         assert converted["properties"]["value"] == {
             k: v for k, v in schema["properties"]["value"].items() if k != "default"
