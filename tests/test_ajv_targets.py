@@ -1,0 +1,137 @@
+"""Every target through Ajv 8: its default options, ``strict: true``, and the MCP TypeScript SDK's.
+
+The MCP TypeScript SDK validates with Ajv's draft-07 class and
+``{strict: false, validateFormats: true, validateSchema: false, allErrors: true}`` (its
+``AjvJsonSchemaValidator``; it adds ajv-formats, which none of these schemas needs: they have no
+``format``). Each target compiles where the README says it does, and the host's verdicts agree with
+the model's, within the listed exceptions and the losses the target reports.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from pydantic_lenient import TARGETS, Target, input_schema, target_schema
+from pydantic_lenient.targets import TargetSchema
+from tests.conftest import AjvRunner
+from tests.contract import SCALAR_TYPES, agrees, server_verdict, tool_model
+from tests.losses import explained
+from tests.test_ajv import CORPUS, JSON_CORPUS
+from tests.test_json_values import JSON_FIELDS, Tool
+
+MCP_TYPESCRIPT_SDK = {"strict": False, "validateFormats": True, "validateSchema": False, "allErrors": True}
+# (name, Ajv class, options): Ajv's class for the target's draft with its defaults, and strict: true;
+# the MCP TypeScript SDK always uses the draft-07 class.
+SETUPS: list[tuple[str, str | None, dict[str, Any]]] = [
+    ("default", None, {}),
+    ("strict", None, {"strict": True}),
+    ("mcp-typescript-sdk", "07", MCP_TYPESCRIPT_SDK),
+]
+
+
+def _draft(target: Target, forced: str | None) -> str:
+    return forced or ("07" if target == "mcp-draft-07" else "2020-12")
+
+
+def _expected_compile_error(target: Target, setup: str) -> str | None:
+    """Only the MCP targets' default style (type arrays) needs allowUnionTypes under strict: true."""
+    return "union type" if setup == "strict" and target in ("mcp", "mcp-draft-07") else None
+
+
+def test_every_target_compiles_and_agrees_on_scalars(ajv: AjvRunner) -> None:
+    combinations = [
+        (name, optional, target, setup)
+        for name, optional, target, setup in itertools.product(SCALAR_TYPES, (False, True), TARGETS, SETUPS)
+    ]
+    results: dict[tuple[str, bool, Target], TargetSchema] = {
+        (name, optional, target): target_schema(tool_model(SCALAR_TYPES[name][0], optional=optional), target)
+        for name, optional, target, _ in combinations
+    }
+    arguments = [{"value": value} for value in CORPUS]
+    verdicts = ajv(
+        [
+            {
+                "schema": results[name, optional, target].schema,
+                "values": arguments,
+                "draft": _draft(target, forced),
+                "options": options,
+            }
+            for name, optional, target, (_, forced, options) in combinations
+        ]
+    )
+    problems = []
+    for (name, optional, target, (setup, _, _)), verdict in zip(combinations, verdicts, strict=True):
+        expected_error = _expected_compile_error(target, setup)
+        if expected_error is not None:
+            assert expected_error in (verdict["compile_error"] or "")
+            continue
+        assert verdict["compile_error"] is None, (name, target, setup, verdict["compile_error"])
+        model = tool_model(SCALAR_TYPES[name][0], optional=optional)
+        result = results[name, optional, target]
+        for value, host_accepts in zip(CORPUS, verdict["verdicts"], strict=True):
+            server = server_verdict(model, {"value": value})
+            if agrees(host_accepts, value, server):
+                continue
+            if not (host_accepts and explained(result, "value")):
+                problems.append((name, optional, target, setup, value, host_accepts, server.errors))
+    assert not problems, problems[:10]
+
+
+CONTRACT_FIELDS = [field for field in JSON_FIELDS if field != "tags"]  # pydantic's own set mismatch
+
+
+@pytest.mark.parametrize("setup", SETUPS, ids=[setup[0] for setup in SETUPS])
+def test_every_target_agrees_on_json_shaped_fields(
+    ajv: AjvRunner, setup: tuple[str, str | None, dict[str, Any]]
+) -> None:
+    name, forced, options = setup
+    # The 2020-12 MCP target is for 2020-12 hosts: under draft-07 a tuple leaks (pinned below).
+    targets = [target for target in TARGETS if not (forced == "07" and target == "mcp")]
+    results = {target: target_schema(Tool, target) for target in targets}
+    rows = [(target, field) for target in targets for field in CONTRACT_FIELDS]
+    base = dict.fromkeys(Tool.model_fields)
+    verdicts = ajv(
+        [
+            {
+                "schema": results[target].schema,
+                "values": [{**base, field: value} for value in JSON_CORPUS],
+                "draft": _draft(target, forced),
+                "options": options,
+            }
+            for target, field in rows
+        ]
+    )
+    problems = []
+    for (target, field), verdict in zip(rows, verdicts, strict=True):
+        expected_error = _expected_compile_error(target, name)
+        if expected_error is not None:
+            assert expected_error in (verdict["compile_error"] or "")
+            continue
+        assert verdict["compile_error"] is None, (target, name, verdict["compile_error"])
+        for value, host_accepts in zip(JSON_CORPUS, verdict["verdicts"], strict=True):
+            accepted = server_verdict(Tool, {**base, field: value}).accepted
+            if host_accepts == accepted or (host_accepts and isinstance(value, str)):
+                continue  # agreement, or the listed exception (hosts do not check a string's JSON)
+            if not explained(results[target], field):
+                problems.append((target, field, name, value, host_accepts))
+    assert not problems, problems[:10]
+
+
+def test_draft_07_hosts_let_a_2020_12_tuple_through_and_the_draft_07_target_does_not(ajv: AjvRunner) -> None:
+    from tests.test_targets import Pair
+
+    bad, good = {"pair": ["x", 5]}, {"pair": [5, "x"]}
+    mcp, draft_07 = input_schema(Pair), input_schema(Pair, target="mcp-draft-07")
+    leaked, held, strict_07 = ajv(
+        [
+            {"schema": mcp, "values": [bad, good], "draft": "07", "options": MCP_TYPESCRIPT_SDK},
+            {"schema": draft_07, "values": [bad, good], "draft": "07", "options": MCP_TYPESCRIPT_SDK},
+            {"schema": mcp, "values": [], "draft": "07", "options": {}},
+        ]
+    )
+    assert leaked["verdicts"] == [True, True]
+    assert held["verdicts"] == [False, True]
+    assert "prefixItems" in (strict_07["compile_error"] or "")
