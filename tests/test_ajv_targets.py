@@ -135,3 +135,29 @@ def test_draft_07_hosts_let_a_2020_12_tuple_through_and_the_draft_07_target_does
     assert leaked["verdicts"] == [True, True]
     assert held["verdicts"] == [False, True]
     assert "prefixItems" in (strict_07["compile_error"] or "")
+
+
+def test_zod_refuses_integers_above_2_53_and_takes_their_digit_strings(ajv: AjvRunner) -> None:
+    """zod's fromJSONSchema (hosts that turn a tool schema into zod) refuses integers beyond 2**53
+    that LenientU64 accepts, as it does for any JSON Schema integer; the string form still passes."""
+    from pydantic_lenient import LenientU64
+
+    model = tool_model(LenientU64, optional=False)
+    values: list[dict[str, Any]] = [{"value": 2**60}, {"value": str(2**60)}, {"value": 2**53 - 1}, {"value": "abc"}]
+    assert [server_verdict(model, value).accepted for value in values] == [True, True, True, False]
+    results = ajv(
+        [
+            {
+                "schema": target_schema(model, target).schema,
+                "values": values,
+                "draft": "2020-12",
+                "options": {},
+                "validator": "zod",
+            }
+            for target in TARGETS
+        ]
+    )
+    for target, result in zip(TARGETS, results, strict=True):
+        assert result["compile_error"] is None, (target, result["compile_error"])
+        pattern_kept = target != "anthropic"  # anthropic moves the pattern into the description (a loss)
+        assert result["verdicts"] == [False, True, True, not pattern_kept], target
