@@ -240,3 +240,39 @@ def _nodes(schema: Any) -> list[dict[str, Any]]:
         elif isinstance(node, list):
             pending.extend(node)
     return found
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_hostile_nesting_is_one_clear_error(target: Target) -> None:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(5000):
+        schema = {"type": "array", "items": schema}
+    root = {"type": "object", "properties": {"x": schema}}
+    with pytest.raises(ValueError, match="deeper than"):
+        to_target(root, target)
+
+
+def test_draft_07_replaces_a_declared_dialect_and_keeps_refs_resolvable() -> None:
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/definitions/B"}},
+        "$defs": {"A": {"type": "integer"}},
+        "definitions": {"B": {"type": "string"}},
+    }
+    result = to_target(schema, "mcp-draft-07").schema
+    assert result["$schema"] == DRAFT_07
+    host = host_validator(result)
+    assert host.is_valid({"a": 1, "b": "x"})
+    assert not host.is_valid({"a": "1"})
+    assert not host.is_valid({"b": 1})
+
+
+def test_gemini_refuses_a_ref_chain_that_nests_too_deep() -> None:
+    definitions: dict[str, Any] = {
+        f"D{n}": {"type": "array", "items": {"$ref": f"#/$defs/D{n + 1}"}} for n in range(300)
+    }
+    definitions["D300"] = {"type": "string"}
+    schema = {"type": "object", "properties": {"x": {"$ref": "#/$defs/D0"}}, "$defs": definitions}
+    with pytest.raises(ValueError, match="deeper than"):
+        to_target(schema, "gemini")

@@ -32,14 +32,18 @@ def test_tool_catalog_writes_each_target(target: Target) -> None:
     assert (entry["inputSchema"].get("$schema") == DRAFT_07) == (target == "mcp-draft-07")
 
 
-def test_catalog_command_takes_a_target() -> None:
-    completed = subprocess.run(
-        [sys.executable, "-m", "pydantic_lenient", "catalog", "examples/mail_tools.py", "--target", "openai"],
+def _catalog(target: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pydantic_lenient", "catalog", "examples/mail_tools.py", "--target", target],
         capture_output=True,
         text=True,
         cwd=ROOT,
         timeout=120,
     )
+
+
+def test_catalog_command_takes_a_target() -> None:
+    completed = _catalog("openai")
     assert completed.returncode == 0, completed.stderr
     for tool in json.loads(completed.stdout)["tools"]:
         schema = tool["inputSchema"]
@@ -48,13 +52,7 @@ def test_catalog_command_takes_a_target() -> None:
 
 
 def test_catalog_command_refuses_an_unknown_target_in_one_line() -> None:
-    completed = subprocess.run(
-        [sys.executable, "-m", "pydantic_lenient", "catalog", "examples/mail_tools.py", "--target", "claude"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    completed = _catalog("claude")
     assert completed.returncode == 2
     assert len(completed.stderr.strip().splitlines()) == 1
     assert "claude" in completed.stderr

@@ -39,7 +39,7 @@ from pydantic import BaseModel
 from ._walk import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, map_subschemas
 from .schema_styles import Style, apply_style, input_schema
 
-__all__ = ("TARGETS", "Loss", "Target", "TargetSchema", "target_schema", "to_target")
+__all__ = ("DRAFT_07", "TARGETS", "Loss", "Target", "TargetSchema", "target_schema", "to_target")
 
 Target = Literal["mcp", "mcp-draft-07", "openai", "anthropic", "gemini"]
 TARGETS: tuple[Target, ...] = get_args(Target)
@@ -83,6 +83,7 @@ def to_target(schema: Mapping[str, Any], target: Target) -> TargetSchema:
         rewrite = _REWRITES[target]
     except KeyError:
         raise ValueError(f"unknown target {target!r}; expected one of {', '.join(TARGETS)}") from None
+    _check_depth(schema)
     losses: list[Loss] = []
     # Providers read no type arrays: they start from the any-of style (which admits the same values).
     start = dict(schema) if target in ("mcp", "mcp-draft-07") else _without_content(apply_style(dict(schema), "any-of"))
@@ -107,20 +108,40 @@ def _children(schema: dict[str, Any], location: str) -> Iterator[tuple[str, Any,
             yield key, value, f"{location}/{_pointer_part(key)}"
 
 
-def _bottom_up(node: Node, location: str, visit: Visit) -> Node:
+# Schemas can come from servers we do not own: nesting deeper than this is refused, not recursed into.
+MAX_DEPTH = 200
+
+
+def _check_depth(schema: Any) -> None:
+    """Refuse nesting deeper than `MAX_DEPTH` before anything recurses into it (iteratively)."""
+    pending: list[tuple[Any, int]] = [(schema, 0)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > 2 * MAX_DEPTH:  # a schema level is a keyword and its value: two container levels
+            raise ValueError(f"the schema nests deeper than {MAX_DEPTH} levels")
+        if isinstance(node, dict):
+            pending.extend((child, depth + 1) for child in node.values() if isinstance(child, (dict, list)))
+        elif isinstance(node, list):
+            pending.extend((child, depth + 1) for child in node if isinstance(child, (dict, list)))
+
+
+def _bottom_up(node: Node, location: str, visit: Visit, depth: int = 0) -> Node:
     """Apply ``visit(node, location)`` to every schema in the tree, children first."""
     if not isinstance(node, dict):
         return node
+    if depth > MAX_DEPTH:
+        raise ValueError(f"the schema nests deeper than {MAX_DEPTH} levels at {location}")
     result = dict(node)
+    deeper = depth + 1
     for key, value, here in _children(node, location):
         if key in SCHEMA_MAP_KEYWORDS and isinstance(value, dict):
             result[key] = {
-                name: _bottom_up(item, f"{here}/{_pointer_part(name)}", visit) for name, item in value.items()
+                name: _bottom_up(item, f"{here}/{_pointer_part(name)}", visit, deeper) for name, item in value.items()
             }
         elif key in SCHEMA_KEYWORDS | SCHEMA_LIST_KEYWORDS and isinstance(value, list):
-            result[key] = [_bottom_up(item, f"{here}/{index}", visit) for index, item in enumerate(value)]
+            result[key] = [_bottom_up(item, f"{here}/{index}", visit, deeper) for index, item in enumerate(value)]
         elif key in SCHEMA_KEYWORDS and isinstance(value, (dict, bool)):
-            result[key] = _bottom_up(value, here, visit)
+            result[key] = _bottom_up(value, here, visit, deeper)
     return visit(result, location)
 
 
@@ -157,6 +178,9 @@ def _mcp(schema: dict[str, Any], losses: list[Loss]) -> dict[str, Any]:
 
 
 def _mcp_draft_07(schema: dict[str, Any], losses: list[Loss]) -> dict[str, Any]:
+    # $defs become draft-07's definitions, unless the schema has both (then its refs stay as they are).
+    renaming = "$defs" in schema and "definitions" not in schema
+
     def visit(node: dict[str, Any], location: str) -> Node:
         prefix = node.pop("prefixItems", None)
         if isinstance(prefix, list):
@@ -166,14 +190,14 @@ def _mcp_draft_07(schema: dict[str, Any], losses: list[Loss]) -> dict[str, Any]:
                 node["additionalItems"] = rest
             elif node.get("maxItems") == len(prefix):
                 node["additionalItems"] = False
-        if isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/$defs/"):
+        if renaming and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/$defs/"):
             node["$ref"] = "#/definitions/" + node["$ref"].removeprefix("#/$defs/")
-        if "$defs" in node and "definitions" not in node:
-            node["definitions"] = node.pop("$defs")
         return node
 
     result = _bottom_up(schema, "", visit)
-    return {"$schema": DRAFT_07, **result}
+    if renaming:
+        result["definitions"] = result.pop("$defs")
+    return {"$schema": DRAFT_07, **{key: value for key, value in result.items() if key != "$schema"}}
 
 
 # --- the provider targets -------------------------------------------------------------------------
@@ -204,7 +228,8 @@ def _without_content(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _common_provider_rewrite(node: dict[str, Any], location: str, losses: list[Loss]) -> dict[str, Any]:
     """What every provider target does to a node (of an ``any-of`` style schema): ``anyOf`` for
-    ``oneOf``."""
+    ``oneOf``, and no ``$schema`` (each provider reads its own dialect)."""
+    node.pop("$schema", None)
     one_of = node.get("oneOf")
     if isinstance(one_of, list) and "anyOf" not in node:
         # pydantic writes oneOf only for discriminated unions, whose branches are disjoint, so anyOf
@@ -424,12 +449,14 @@ def _inline_references(schema: dict[str, Any]) -> dict[str, Any]:
     definitions = schema.get("$defs", {})
     budget = [_INLINE_BUDGET]
 
-    def resolve(node: Node, seen: tuple[str, ...]) -> Node:
+    def resolve(node: Node, seen: tuple[str, ...], depth: int = 0) -> Node:
         if not isinstance(node, dict):
             return node
         budget[0] -= 1
         if budget[0] < 0:
             raise ValueError(f"inlining the $refs gives more than {_INLINE_BUDGET} subschemas")
+        if depth > MAX_DEPTH:
+            raise ValueError(f"inlining the $refs nests the schema deeper than {MAX_DEPTH} levels")
         reference = node.get("$ref")
         if isinstance(reference, str):
             name = reference.removeprefix("#/$defs/")
@@ -438,15 +465,15 @@ def _inline_references(schema: dict[str, Any]) -> dict[str, Any]:
             if name in seen:
                 raise ValueError(f"{name} refers to itself: a recursive model cannot be a Gemini function declaration")
             siblings = {key: value for key, value in node.items() if key != "$ref"}
-            return resolve({**definitions[name], **siblings}, (*seen, name))
+            return resolve({**definitions[name], **siblings}, (*seen, name), depth + 1)
         result = {key: value for key, value in node.items() if key != "$defs"}
         for key, value, _ in _children(result, ""):
             if key in SCHEMA_MAP_KEYWORDS and isinstance(value, dict):
-                result[key] = {name: resolve(item, seen) for name, item in value.items()}
+                result[key] = {name: resolve(item, seen, depth + 1) for name, item in value.items()}
             elif isinstance(value, list):
-                result[key] = [resolve(item, seen) for item in value]
+                result[key] = [resolve(item, seen, depth + 1) for item in value]
             else:
-                result[key] = resolve(value, seen)
+                result[key] = resolve(value, seen, depth + 1)
         return result
 
     result: dict[str, Any] = resolve(schema, ())
