@@ -49,6 +49,15 @@ def test_catalog_command_takes_a_target() -> None:
         schema = tool["inputSchema"]
         assert schema["additionalProperties"] is False
         assert schema["required"] == list(schema["properties"])
+    lost = completed.stderr.splitlines()
+    assert "lost: search/properties/limit: required: the model must send it" in completed.stderr
+    assert all(line.startswith("lost: ") for line in lost)
+
+
+def test_catalog_command_reports_no_losses_for_mcp_hosts() -> None:
+    completed = _catalog("mcp-draft-07")
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stderr == ""
 
 
 def test_catalog_command_refuses_an_unknown_target_in_one_line() -> None:

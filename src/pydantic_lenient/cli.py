@@ -142,14 +142,31 @@ def _catalog(arguments: argparse.Namespace) -> int:
     tools = load_target(arguments.target)
     try:
         catalog = tool_catalog(tools, style=arguments.style, target=arguments.schema_target)
+        losses = _target_losses(tools, arguments.style, arguments.schema_target)
         findings = audit(tools) if arguments.check else []
     except Exception as error:  # a tool whose model or schema cannot be built
         raise CommandError(f"{arguments.target}: {type(error).__name__}: {error}") from None
     _write(json.dumps(catalog, indent=2, ensure_ascii=False) + "\n", arguments.output)
+    for line in losses:
+        print(line, file=sys.stderr)
     if not arguments.check:
         return 0
     print(format_findings(findings), file=sys.stderr)
     return 1 if any(finding.level == "error" for finding in findings) else 0
+
+
+def _target_losses(tools: Any, style: Any, target: Any) -> list[str]:
+    """One ``lost:`` line per place a target could not say what the validator means."""
+    from .catalog import tool_specs
+    from .targets import target_schema
+
+    if target == "mcp":
+        return []
+    return [
+        f"lost: {spec.name}{loss.location}: {loss.what}"
+        for spec in tool_specs(tools)
+        for loss in target_schema(spec.input_model, target, style=style).losses
+    ]
 
 
 def _parse_json(text: str, what: str) -> Any:
