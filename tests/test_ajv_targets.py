@@ -17,9 +17,9 @@ import pytest
 from pydantic_lenient import TARGETS, Target, input_schema, target_schema
 from pydantic_lenient.targets import TargetSchema
 from tests.conftest import AjvRunner
-from tests.contract import SCALAR_TYPES, agrees, server_verdict, tool_model
+from tests.contract import FIXED_VALUES, JSON_CORPUS, SCALAR_TYPES, agrees, server_verdict, tool_model
 from tests.losses import explained
-from tests.test_ajv import CORPUS, FIXED_VALUES, JSON_CORPUS
+from tests.test_ajv import CORPUS
 from tests.test_json_values import JSON_FIELDS, Tool
 
 # The hostile values, and a tenth of the seeded sample: 570 compiled schemas check each of them.

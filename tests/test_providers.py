@@ -37,10 +37,9 @@ from pydantic_lenient import (
     target_schema,
 )
 from pydantic_lenient.testing import host_validator
-from tests.contract import SCALAR_TYPES, server_verdict, tool_model
+from tests.contract import FIXED_VALUES, JSON_CORPUS, SCALAR_TYPES, server_verdict, tool_model
 from tests.losses import explained
 from tests.sdks import require
-from tests.test_ajv import FIXED_VALUES, JSON_CORPUS
 from tests.test_json_values import Step, Tool
 
 logging.getLogger("google_genai").setLevel(logging.ERROR)  # it logs a note on each conversion
