@@ -23,6 +23,12 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 __all__ = ("Draft", "Unresolvable", "Validator", "draft_of", "ecma_regex", "host_validator")
 
 Draft = Literal["2020-12", "07"]
+"""The JSON Schema dialects a host validator can read: 2020-12 (MCP's default) and draft-07.
+
+>>> from pydantic_lenient.testing import host_validator
+>>> host_validator({"prefixItems": [{"type": "integer"}]}, draft="07").is_valid(["x"])  # draft-07 ignores it
+True
+"""
 
 
 @functools.lru_cache(maxsize=512)
@@ -70,6 +76,16 @@ def host_validator(schema: Mapping[str, Any] | bool, *, draft: Draft | None = No
 
     With ``check`` (the default) the schema is checked first, so an invalid schema fails here
     rather than validating nothing.
+
+    >>> from pydantic_lenient.testing import host_validator
+    >>> validator = host_validator({"type": "string", "pattern": "^[0-9]+$"})
+    >>> validator.is_valid("100"), validator.is_valid("100\\n")  # Python's re alone would take "100\\n"
+    (True, False)
+    >>> host_validator({"type": "text"})
+    Traceback (most recent call last):
+      ...
+    jsonschema.exceptions.SchemaError: 'text' is not valid under any of the given schemas
+    ...
     """
     validator_class = _VALIDATORS[draft or (draft_of(schema) if isinstance(schema, Mapping) else "2020-12")]
     if check:

@@ -58,11 +58,27 @@ ABSENT: Any = _Absent()
 
 
 class RuleError(ValueError):
-    """A rule that cannot be loaded; the message names the rule (and the file, when there is one)."""
+    """A rule that cannot be loaded; the message names the rule (and the file, when there is one).
+
+    >>> from pydantic_lenient import Normalizer
+    >>> Normalizer([{"id": "r1", "tools": ["*"], "type": "param_rename", "from": "a", "to": "b"}])
+    Traceback (most recent call last):
+      ...
+    pydantic_lenient...RuleError: rule 'r1': ...
+    """
 
 
 class NormalizationConflict(ValueError):
-    """An alias's source and target were both sent, with different values."""
+    """An alias's source and target were both sent, with different values.
+
+    >>> from pydantic_lenient import Normalizer
+    >>> alias = {"id": "old", "tools": ["*"], "type": "param_alias", "from": "old_str", "to": "old_text"}
+    >>> normalizer = Normalizer([alias])
+    >>> normalizer.apply("edit_file", {"old_str": "a", "old_text": "b"})
+    Traceback (most recent call last):
+      ...
+    pydantic_lenient...NormalizationConflict: ...
+    """
 
 
 _SHORT = reprlib.Repr()
@@ -123,6 +139,16 @@ class Rule:
     ``tools`` lists tool names, or ``"*"`` for every tool. What ``from`` names depends on the type:
     the parameter (or payload field) read, renamed, coerced or defaulted. Every name is an exact
     ``str`` (not a subclass), and a rule that could not mean anything is a `RuleError`.
+
+    >>> from pydantic_lenient import Rule
+    >>> data = {"id": "force", "tools": ["edit_file"], "type": "type_coerce", "from": "force", "coerce_to": "bool"}
+    >>> rule = Rule.from_dict(data)
+    >>> rule.applies_to("edit_file"), rule.applies_to("delete_file")
+    (True, False)
+    >>> Rule.from_dict({**data, "coerce_to": "yes"})
+    Traceback (most recent call last):
+      ...
+    pydantic_lenient...RuleError: rule 'force': ...
     """
 
     id: str

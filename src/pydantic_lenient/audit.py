@@ -30,7 +30,13 @@ _ANNOTATED: Any = Annotated  # subscripted with run-time values below
 
 @dataclass(frozen=True)
 class Finding:
-    """One field to change: where it is, what it is now, and what to write instead."""
+    """One field to change: where it is, what it is now, and what to write instead.
+
+    >>> from pydantic_lenient import audit
+    >>> def move(uids: list[int]) -> None: ...
+    >>> [(finding.level, finding.path, finding.suggestion) for finding in audit([move])]
+    [('note', 'move.uids', 'LenientJson[list[int]]'), ('error', 'move.uids[]', 'LenientInt')]
+    """
 
     level: Level
     path: str
@@ -47,7 +53,15 @@ class Finding:
 
 
 def audit(tools: Any) -> list[Finding]:
-    """Audit every tool in ``tools`` (anything `tool_catalog` accepts), errors and notes in field order."""
+    """Audit every tool in ``tools`` (anything `tool_catalog` accepts), errors and notes in field order.
+
+    >>> from typing import Optional
+    >>> from pydantic_lenient import LenientUInt, audit
+    >>> def search(folder: str, limit: Optional[int] = None, offset: LenientUInt = 0) -> None: ...
+    >>> for finding in audit([search]):
+    ...     print(finding)
+    error: search.limit: Optional[int] is not lenient; use Optional[LenientInt]
+    """
     findings: list[Finding] = []
     for spec in tool_specs(tools):
         findings.extend(_audit_model(spec.input_model, spec.name, top_level=True, seen=set()))
@@ -55,7 +69,15 @@ def audit(tools: Any) -> list[Finding]:
 
 
 def format_findings(findings: list[Finding]) -> str:
-    """A readable report: one line per finding, then a count."""
+    """A readable report: one line per finding, then a count.
+
+    >>> from pydantic_lenient.audit import audit, format_findings
+    >>> def fetch(uid: int, mark_read: bool = False) -> None: ...
+    >>> print(format_findings(audit([fetch])))
+    error: fetch.uid: int is not lenient; use LenientInt
+    error: fetch.mark_read: bool is not lenient; use StrictBoolish
+    2 error(s), 0 note(s)
+    """
     errors = sum(finding.level == "error" for finding in findings)
     lines = [str(finding) for finding in findings]
     lines.append(f"{errors} error(s), {len(findings) - errors} note(s)")

@@ -55,4 +55,21 @@ StrictBoolish = Annotated[bool, _StrictBoolish()]
 
 Nothing else: not ``"yes"``, ``"on"``, ``"1"``, ``1`` or ``""``. No truthiness anywhere, so
 ``"false"`` is always False.
+
+>>> from pydantic import BaseModel
+>>> from pydantic_lenient import StrictBoolish, input_schema
+>>> class Move(BaseModel):
+...     dry_run: StrictBoolish = True
+>>> Move.model_validate({"dry_run": "FALSE"})
+Move(dry_run=False)
+>>> Move.model_validate({"dry_run": "no"})
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for Move
+dry_run
+  Input should be a boolean, or the string 'true' or 'false' in any letter case
+  [type=lenient_bool, input_value='no', input_type=str]
+>>> input_schema(Move)["properties"]["dry_run"]
+{'type': ['boolean', 'string'], 'pattern': '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$', 'default': True,
+ 'title': 'Dry Run'}
 """

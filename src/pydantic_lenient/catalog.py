@@ -27,7 +27,16 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """One tool: the name and description it is listed with, and the model its input validates with."""
+    """One tool: the name and description it is listed with, and the model its input validates with.
+
+    >>> from pydantic_lenient import LenientUInt, tool_specs
+    >>> def search(folder: str, limit: LenientUInt = 10) -> list[str]:
+    ...     "Search a mail folder."
+    ...     return []
+    >>> spec = tool_specs([search])[0]
+    >>> spec.name, spec.description, spec.input_model.model_validate({"folder": "Dev", "limit": "5"}).limit
+    ('search', 'Search a mail folder.', 5)
+    """
 
     name: str
     description: str | None
@@ -40,6 +49,19 @@ def tool_catalog(tools: Any, *, style: Style = "type-array", target: Target = "m
     Tools keep the order they were given in, so a catalog can be committed and diffed. Every
     ``inputSchema`` has ``"type": "object"`` at its root, and its ``$ref``s resolve within it.
     With another ``target`` (`pydantic_lenient.targets`) each ``inputSchema`` is that target's shape.
+
+    >>> from pydantic_lenient import StrictBoolish, tool_catalog
+    >>> def delete_file(path: str, dry_run: StrictBoolish = True) -> None:
+    ...     "Delete one file."
+    >>> tool_catalog([delete_file])
+    {'tools': [{'name': 'delete_file', 'description': 'Delete one file.',
+     'inputSchema': {'properties': {'path': {'title': 'Path', 'type': 'string'},
+     'dry_run': {'type': ['boolean', 'string'], 'pattern': '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$',
+     'default': True, 'title': 'Dry Run'}}, 'required': ['path'], 'title': 'delete_fileArguments', 'type': 'object'}}]}
+    >>> tool_catalog([42])
+    Traceback (most recent call last):
+      ...
+    TypeError: ...
     """
     listed = []
     for spec in tool_specs(tools):
@@ -53,7 +75,19 @@ def tool_catalog(tools: Any, *, style: Style = "type-array", target: Target = "m
 
 def tool_specs(tools: Any) -> list[ToolSpec]:
     """Everything tool-like in ``tools``, as `ToolSpec`s. Raises `TypeError` for anything else,
-    and `ValueError` when two tools share a name."""
+    and `ValueError` when two tools share a name.
+
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import tool_specs
+    >>> class Fetch(BaseModel):
+    ...     uid: int
+    >>> [spec.name for spec in tool_specs({"fetch": Fetch, "fetch_again": Fetch})]
+    ['fetch', 'fetch_again']
+    >>> tool_specs([("fetch", Fetch), ("fetch", Fetch)])
+    Traceback (most recent call last):
+      ...
+    ValueError: two tools are named 'fetch'
+    """
     specs = list(_specs(tools))
     seen: set[str] = set()
     for spec in specs:

@@ -35,7 +35,20 @@ def _input_schema(tool: Any) -> Mapping[str, Any] | None:
 class RepairingClient:
     """Wraps an MCP client (official ``ClientSession`` or FastMCP ``Client``) so that ``call_tool``
     repairs arguments first. Repairs are logged on ``pydantic_lenient.clients`` and passed to
-    ``on_repair(tool_name, result)``; `repair` gives the result without calling the tool."""
+    ``on_repair(tool_name, result)``; `repair` gives the result without calling the tool.
+
+    >>> import asyncio
+    >>> from types import SimpleNamespace
+    >>> from pydantic_lenient.clients import RepairingClient
+    >>> class Session:  # stands in for a ClientSession: a tool that takes an integer limit
+    ...     async def list_tools(self):
+    ...         schema = {"type": "object", "properties": {"limit": {"type": "integer"}}}
+    ...         return [SimpleNamespace(name="search", inputSchema=schema)]
+    ...     async def call_tool(self, name, arguments=None):
+    ...         return f"{name} received {arguments}"
+    >>> asyncio.run(RepairingClient(Session()).call_tool("search", {"limit": "10"}))
+    "search received {'limit': 10}"
+    """
 
     def __init__(self, client: Any, *, on_repair: OnRepair | None = None) -> None:
         self._client = client

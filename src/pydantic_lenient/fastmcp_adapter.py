@@ -40,7 +40,23 @@ _PATCHED = "__pydantic_lenient_patched__"
 
 
 class LenientMiddleware(Middleware):
-    """Normalizes ``tools/call`` arguments (with a ``normalizer``) and restyles ``tools/list``."""
+    """Normalizes ``tools/call`` arguments (with a ``normalizer``) and restyles ``tools/list``.
+
+    >>> import asyncio
+    >>> from fastmcp import Client, FastMCP
+    >>> from pydantic_lenient import Normalizer, StrictBoolish
+    >>> from pydantic_lenient.fastmcp_adapter import LenientMiddleware
+    >>> rename = {"id": "dry", "tools": ["*"], "type": "param_alias", "from": "dryRun", "to": "dry_run"}
+    >>> server = FastMCP("files", middleware=[LenientMiddleware(Normalizer([rename]))])
+    >>> @server.tool
+    ... def delete_file(path: str, dry_run: StrictBoolish = True) -> str:
+    ...     return f"{'would delete' if dry_run else 'deleted'} {path}"
+    >>> async def ask() -> str:
+    ...     async with Client(server) as client:
+    ...         return (await client.call_tool("delete_file", {"path": "a.txt", "dryRun": "FALSE"})).data
+    >>> asyncio.run(ask())
+    'deleted a.txt'
+    """
 
     def __init__(
         self,

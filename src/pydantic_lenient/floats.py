@@ -70,4 +70,21 @@ LenientFloat = Annotated[float, _LenientFloat()]
 
 Refuses booleans, NaN and Infinity in any spelling (as numbers or as strings), and strings with
 whitespace, ``+``, leading zeros, a bare ``.``, ``_`` or non-ASCII digits.
+
+>>> from pydantic import BaseModel
+>>> from pydantic_lenient import LenientFloat, input_schema
+>>> class Zoom(BaseModel):
+...     factor: LenientFloat
+>>> Zoom.model_validate({"factor": "2.5e-1"})
+Zoom(factor=0.25)
+>>> Zoom.model_validate({"factor": "NaN"})
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for Zoom
+factor
+  Input should be a finite number, or a string holding one in JSON number syntax
+  [type=lenient_float, input_value='NaN', input_type=str]
+>>> input_schema(Zoom)["properties"]["factor"]
+{'type': ['number', 'string'],
+ 'pattern': '^-?(?:0|[1-9][0-9]*)(?:\\\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$', 'title': 'Factor'}
 """

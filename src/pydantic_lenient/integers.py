@@ -185,34 +185,184 @@ LenientInt = Annotated[int, _LenientInt()]
 
 Takes JSON integers and numbers with no fractional part (``100.0``); refuses booleans, fractions,
 whitespace, ``+``, ``_``, non-ASCII digits, hex and exponents in strings.
+
+>>> from pydantic import BaseModel
+>>> from pydantic_lenient import LenientInt, input_schema
+>>> class Scroll(BaseModel):
+...     lines: LenientInt
+>>> Scroll.model_validate({"lines": "-42"})
+Scroll(lines=-42)
+>>> Scroll.model_validate({"lines": "+42"})
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for Scroll
+lines
+  Input should be an integer, or a string of ASCII digits with an optional leading '-'
+  [type=lenient_int, input_value='+42', input_type=str]
+>>> input_schema(Scroll)["properties"]["lines"]
+{'type': ['integer', 'string'], 'pattern': '^-?[0-9]+$', 'title': 'Lines'}
 """
 
 LenientUInt = Annotated[int, _LenientInt(ge=0)]
-"""A non-negative ``int`` that also accepts a string matching ``^[0-9]+$``."""
+"""A non-negative ``int`` that also accepts a string matching ``^[0-9]+$``.
+
+>>> from typing import Optional
+>>> from pydantic import BaseModel
+>>> from pydantic_lenient import LenientUInt, input_schema
+>>> class Search(BaseModel):
+...     limit: Optional[LenientUInt] = None
+>>> Search.model_validate({"limit": "100"})
+Search(limit=100)
+>>> Search.model_validate({"limit": "-1"})
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for Search
+limit
+  Input should be an integer or a string of ASCII digits [type=lenient_int, input_value='-1', input_type=str]
+>>> input_schema(Search)["properties"]["limit"]
+{'type': ['integer', 'string', 'null'], 'minimum': 0, 'pattern': '^[0-9]+$', 'default': None, 'title': 'Limit'}
+"""
 
 LenientPositiveInt = Annotated[int, _LenientInt(ge=1)]
-"""An ``int`` of at least 1 that also accepts a string matching ``^[1-9][0-9]*$``."""
+"""An ``int`` of at least 1 that also accepts a string matching ``^[1-9][0-9]*$``.
+
+>>> from pydantic import BaseModel
+>>> from pydantic_lenient import LenientPositiveInt, input_schema
+>>> class Page(BaseModel):
+...     number: LenientPositiveInt
+>>> Page.model_validate({"number": "3"})
+Page(number=3)
+>>> Page.model_validate({"number": "0"})
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for Page
+number
+  Input should be an integer or a string of ASCII digits that does not start with 0
+  [type=lenient_int, input_value='0', input_type=str]
+>>> input_schema(Page)["properties"]["number"]
+{'type': ['integer', 'string'], 'minimum': 1, 'pattern': '^[1-9][0-9]*$', 'title': 'Number'}
+"""
 
 LenientU8 = Annotated[int, _LenientInt(ge=0, le=2**8 - 1)]
-"""An ``int`` from 0 to 255, or its digits as a string."""
+"""An ``int`` from 0 to 255, or its digits as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientU8
+>>> TypeAdapter(LenientU8).validate_python("255")
+255
+>>> TypeAdapter(LenientU8).validate_python("256")
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be less than or equal to 255 [type=less_than_equal, input_value=256, input_type=int]
+    For further information visit https://errors.pydantic.dev/.../v/less_than_equal
+>>> TypeAdapter(LenientU8).json_schema()
+{'anyOf': [{'maximum': 255, 'minimum': 0, 'type': 'integer'}, {'pattern': '^[0-9]+$', 'type': 'string'}]}
+"""
 
 LenientU16 = Annotated[int, _LenientInt(ge=0, le=2**16 - 1)]
-"""An ``int`` from 0 to 65535, or its digits as a string."""
+"""An ``int`` from 0 to 65535, or its digits as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientU16
+>>> TypeAdapter(LenientU16).validate_python("65535")
+65535
+>>> TypeAdapter(LenientU16).validate_python(65536)
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be less than or equal to 65535 [type=less_than_equal, input_value=65536, input_type=int]
+...
+"""
 
 LenientU32 = Annotated[int, _LenientInt(ge=0, le=2**32 - 1)]
-"""An ``int`` from 0 to 4294967295, or its digits as a string."""
+"""An ``int`` from 0 to 4294967295, or its digits as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientU32
+>>> TypeAdapter(LenientU32).validate_python("4294967295")
+4294967295
+>>> TypeAdapter(LenientU32).validate_python("4294967296")
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be less than or equal to 4294967295 [type=less_than_equal, input_value=4294967296, input_type=int]
+    For further information visit https://errors.pydantic.dev/.../v/less_than_equal
+"""
 
 LenientU64 = Annotated[int, _LenientInt(ge=0, le=2**64 - 1)]
-"""An ``int`` from 0 to 18446744073709551615, or its digits as a string."""
+"""An ``int`` from 0 to 18446744073709551615, or its digits as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientU64
+>>> TypeAdapter(LenientU64).validate_python("18446744073709551615")
+18446744073709551615
+>>> TypeAdapter(LenientU64).validate_python("1e3")
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be an integer or a string of ASCII digits [type=lenient_int, input_value='1e3', input_type=str]
+"""
 
 LenientI8 = Annotated[int, _LenientInt(ge=-(2**7), le=2**7 - 1)]
-"""An ``int`` from -128 to 127, or its digits (with an optional ``-``) as a string."""
+"""An ``int`` from -128 to 127, or its digits (with an optional ``-``) as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientI8
+>>> TypeAdapter(LenientI8).validate_python("-128")
+-128
+>>> TypeAdapter(LenientI8).validate_python("-129")
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be greater than or equal to -128 [type=greater_than_equal, input_value=-129, input_type=int]
+    For further information visit https://errors.pydantic.dev/.../v/greater_than_equal
+>>> TypeAdapter(LenientI8).json_schema()
+{'anyOf': [{'maximum': 127, 'minimum': -128, 'type': 'integer'}, {'pattern': '^-?[0-9]+$', 'type': 'string'}]}
+"""
 
 LenientI16 = Annotated[int, _LenientInt(ge=-(2**15), le=2**15 - 1)]
-"""An ``int`` from -32768 to 32767, or its digits (with an optional ``-``) as a string."""
+"""An ``int`` from -32768 to 32767, or its digits (with an optional ``-``) as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientI16
+>>> TypeAdapter(LenientI16).validate_python("-32768")
+-32768
+>>> TypeAdapter(LenientI16).validate_python(True)
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be an integer, or a string of ASCII digits with an optional leading '-'
+  [type=lenient_int, input_value=True, input_type=bool]
+"""
 
 LenientI32 = Annotated[int, _LenientInt(ge=-(2**31), le=2**31 - 1)]
-"""An ``int`` from -2147483648 to 2147483647, or its digits (with an optional ``-``) as a string."""
+"""An ``int`` from -2147483648 to 2147483647, or its digits (with an optional ``-``) as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientI32
+>>> TypeAdapter(LenientI32).validate_python("2147483647")
+2147483647
+>>> TypeAdapter(LenientI32).validate_python("2_147")
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be an integer, or a string of ASCII digits with an optional leading '-'
+  [type=lenient_int, input_value='2_147', input_type=str]
+"""
 
 LenientI64 = Annotated[int, _LenientInt(ge=-(2**63), le=2**63 - 1)]
-"""An ``int`` from -2**63 to 2**63 - 1, or its digits (with an optional ``-``) as a string."""
+"""An ``int`` from -2**63 to 2**63 - 1, or its digits (with an optional ``-``) as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientI64
+>>> TypeAdapter(LenientI64).validate_python("-9223372036854775808")
+-9223372036854775808
+>>> TypeAdapter(LenientI64).validate_python("9223372036854775808")
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be less than or equal to 9223372036854775807
+  [type=less_than_equal, input_value=9223372036854775808, input_type=int]
+    For further information visit https://errors.pydantic.dev/.../v/less_than_equal
+"""

@@ -150,6 +150,20 @@ class AcceptJsonText:
 
     ``Annotated[list[int], AcceptJsonText(max_length=10_000, max_depth=8)]`` sets the limits.
     The text is parsed and then validated as ``T``, so lenient fields inside ``T`` stay lenient.
+
+    >>> from typing import Annotated
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import AcceptJsonText
+    >>> class Plot(BaseModel):
+    ...     points: Annotated[list[list[int]], AcceptJsonText(max_depth=2)]
+    >>> Plot.model_validate({"points": "[[1, 2], [3, 4]]"})
+    Plot(points=[[1, 2], [3, 4]])
+    >>> Plot.model_validate({"points": "[[[1]]]"})
+    Traceback (most recent call last):
+      ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for Plot
+    points
+      JSON text should nest at most 2 levels deep [type=lenient_json, input_value='[[[1]]]', input_type=str]
     """
 
     max_length: int = DEFAULT_MAX_LENGTH
@@ -221,6 +235,28 @@ else:
         ``T`` must be array- or object-shaped (``list``, ``tuple``, ``set``, ``dict``, a model, a
         ``TypedDict``, a dataclass); a ``T`` that also takes strings is refused when the model is
         defined. Type checkers see ``T``.
+
+        >>> from pydantic import BaseModel
+        >>> from pydantic_lenient import LenientJson, input_schema
+        >>> class Fetch(BaseModel):
+        ...     urls: LenientJson[list[str]]
+        >>> Fetch.model_validate({"urls": '["https://example.com"]'})
+        Fetch(urls=['https://example.com'])
+        >>> Fetch.model_validate({"urls": "https://example.com"})
+        Traceback (most recent call last):
+          ...
+        pydantic_core._pydantic_core.ValidationError: 1 validation error for Fetch
+        urls
+          Input should be a list or the JSON text of a list
+          [type=lenient_json, input_value='https://example.com', input_type=str]
+        >>> input_schema(Fetch)["properties"]["urls"]
+        {'type': ['array', 'string'], 'items': {'type': 'string'}, 'contentMediaType': 'application/json',
+         'contentSchema': {'items': {'type': 'string'}, 'type': 'array'}, 'title': 'Urls'}
+        >>> class Ambiguous(BaseModel):
+        ...     value: LenientJson[str | list[str]]
+        Traceback (most recent call last):
+          ...
+        TypeError: LenientJson[str | list[str]] is refused: str | list[str] does not only take arrays or objects, ...
         """
 
         def __class_getitem__(cls, item: Any) -> Any:
@@ -234,6 +270,20 @@ class JsonTextOf:
     A string must be well-formed JSON (of ``content``, when given) and is kept as sent. A raw array
     or object (validated against ``content``, when given) is turned into compact JSON text, in the
     key order it came in. ``JsonText`` and ``JsonText[T]`` use the default limits.
+
+    >>> from typing import Annotated
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import JsonTextOf
+    >>> class Batch(BaseModel):
+    ...     operations: Annotated[str, JsonTextOf(list[dict[str, str]], max_length=1_000)]
+    >>> Batch.model_validate({"operations": [{"op": "delete", "path": "/tmp/a"}]})
+    Batch(operations='[{"op":"delete","path":"/tmp/a"}]')
+    >>> Batch.model_validate({"operations": "x" * 1_001})
+    Traceback (most recent call last):
+      ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for Batch
+    operations
+      JSON text should have at most 1000 characters [type=lenient_json, input_value='xxx...xxx', input_type=str]
     """
 
     content: Any = None
@@ -302,6 +352,23 @@ else:
         """``JsonText``: a ``str`` of JSON text that may also arrive as a raw array or object.
 
         ``JsonText[T]`` also validates the content against ``T``. The value is always ``str``.
+
+        >>> from pydantic import BaseModel
+        >>> from pydantic_lenient import JsonText, input_schema
+        >>> class Query(BaseModel):
+        ...     filters: JsonText
+        >>> Query.model_validate({"filters": {"from": "ana", "unread": True}})
+        Query(filters='{"from":"ana","unread":true}')
+        >>> Query.model_validate({"filters": "{from: ana}"})
+        Traceback (most recent call last):
+          ...
+        pydantic_core._pydantic_core.ValidationError: 1 validation error for Query
+        filters
+          Input should be well-formed JSON text, or an array or an object to write as JSON text
+          [type=lenient_json, input_value='{from: ana}', input_type=str]
+        >>> input_schema(Query)["properties"]["filters"]
+        {'anyOf': [{'contentMediaType': 'application/json', 'type': 'string'}, {'type': ['array', 'object']}],
+         'title': 'Filters'}
         """
 
         @classmethod

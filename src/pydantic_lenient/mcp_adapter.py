@@ -69,6 +69,23 @@ def make_lenient(
     included: ``int`` parameters take ``"100"`` without editing a single annotation.
     ``target`` (`pydantic_lenient.targets`) is the shape ``tools/list`` advertises: ``"mcp"``, or
     ``"mcp-draft-07"`` for hosts that validate with draft-07.
+
+    >>> import asyncio
+    >>> from mcp import Client
+    >>> from mcp.server.mcpserver import MCPServer
+    >>> from pydantic_lenient.mcp_adapter import make_lenient
+    >>> server = MCPServer("mail")
+    >>> @server.tool()
+    ... def search(folder: str, limit: int = 10) -> str:
+    ...     return f"{limit} from {folder}"
+    >>> server = make_lenient(server, lenient_parameters=True)
+    >>> async def ask() -> tuple[dict, str]:
+    ...     async with Client(server) as client:
+    ...         listed = await client.list_tools()
+    ...         called = await client.call_tool("search", {"folder": "Dev", "limit": "5"})
+    ...         return listed.tools[0].input_schema["properties"]["limit"], called.content[0].text
+    >>> asyncio.run(ask())
+    ({'type': ['integer', 'string'], 'pattern': '^-?[0-9]+$', 'default': 10, 'title': 'Limit'}, '5 from Dev')
     """
     middleware = LenientServerMiddleware(
         server, normalizer=normalizer, style=style, lenient_parameters=lenient_parameters, target=target
@@ -90,7 +107,14 @@ def _has_tool(server: MCPServer, name: str) -> bool:
 
 class LenientServerMiddleware:
     """The server middleware `make_lenient` installs: it patches tools registered since the last
-    message, and normalizes ``tools/call`` arguments when it has a normalizer."""
+    message, and normalizes ``tools/call`` arguments when it has a normalizer.
+
+    >>> from mcp.server.mcpserver import MCPServer
+    >>> from pydantic_lenient.mcp_adapter import make_lenient
+    >>> server = make_lenient(MCPServer("mail"))
+    >>> type(server.middleware[-1]).__name__
+    'LenientServerMiddleware'
+    """
 
     def __init__(
         self,

@@ -67,6 +67,15 @@ class NormalizeResult:
     ``arguments``: a new dict, normalized. ``applied``: one ``{rule_id, type, param, from, to}`` dict
     (with a ``note``, and the ``dropped`` value, where there is one) per change, in order, built
     when first read.
+
+
+    >>> from pydantic_lenient import Normalizer
+    >>> normalizer = Normalizer([{"id": "n", "tools": ["*"], "type": "type_coerce", "from": "n", "coerce_to": "int"}])
+    >>> result = normalizer.apply("page", {"n": "3"})
+    >>> result.arguments
+    {'n': 3}
+    >>> result.applied
+    [{'rule_id': 'n', 'type': 'type_coerce', 'param': 'n', 'from': '3', 'to': 3}]
     """
 
     __slots__ = ("_applied", "_changes", "arguments")
@@ -113,6 +122,19 @@ class Normalizer:
     Calls are counted per tool for the tools a rule names and the tools registered with
     `register_tools` (an adapter registers its server's tools); every other name is counted under
     `OTHER_TOOLS`, so invented tool names cannot grow memory or the stats file.
+
+
+    >>> from pydantic_lenient import Normalizer
+    >>> normalizer = Normalizer.from_json('''[
+    ...     {"id": "old", "tools": ["edit_file"], "type": "param_alias", "from": "old_str", "to": "old_text"},
+    ...     {"id": "force", "tools": ["*"], "type": "type_coerce", "from": "force", "coerce_to": "bool"}
+    ... ]''')
+    >>> normalizer.apply("edit_file", {"old_str": "a", "force": "false"}).arguments
+    {'force': False, 'old_text': 'a'}
+    >>> normalizer.apply("edit_file", {"force": "no"}).arguments  # only true/false/1/0: left for the model to refuse
+    {'force': 'no'}
+    >>> normalizer.stats()["by_tool"]
+    {'edit_file': {'processed': 2, 'normalized': 1}}
     """
 
     recent_limit: ClassVar[int] = 50
@@ -336,6 +358,15 @@ def rules_from_model(model: type[BaseModel], tool: str) -> list[Rule]:
     * A field whose ``validation_alias`` is an ``AliasChoices`` gets a ``param_alias`` rule from each
       other name to the first one, so the model can advertise one name and still take the others.
     * A ``bool``, ``int`` or ``float`` field that is not lenient gets a ``type_coerce`` rule.
+
+
+    >>> from pydantic import AliasChoices, BaseModel, Field
+    >>> from pydantic_lenient import rules_from_model
+    >>> class EditFile(BaseModel):
+    ...     old_text: str = Field(validation_alias=AliasChoices("old_text", "old_str"))
+    ...     force: bool = False
+    >>> [(rule.type, rule.from_, rule.to or rule.coerce_to) for rule in rules_from_model(EditFile, "edit_file")]
+    [('param_alias', 'old_str', 'old_text'), ('type_coerce', 'force', 'bool')]
     """
     from pydantic import AliasChoices
 

@@ -124,7 +124,15 @@ class RepairResult(NamedTuple):
     """``arguments``: a new object (the input is never mutated); ``repairs``: one
     ``{path, from, to, kind}`` per change, ``path`` a JSON Pointer; ``valid``: whether the result
     validates against the schema, as a real validator decides; ``reasons``: when it does not, why
-    (at most ``max_reasons`` of the validator's messages)."""
+    (at most ``max_reasons`` of the validator's messages).
+
+
+    >>> from pydantic_lenient.repair import repair_arguments
+    >>> repair_arguments({"properties": {"uids": {"type": "array"}}}, {"uids": "[17, 18]"})
+    RepairResult(arguments={'uids': [17, 18]},
+                 repairs=[{'path': '/uids', 'from': '[17, 18]', 'to': [17, 18], 'kind': 'json_text_to_structure'}],
+                 valid=True, reasons=())
+    """
 
     arguments: Any
     repairs: list[dict[str, Any]]
@@ -399,6 +407,17 @@ class Repairer:
     ``max_depth`` bounds how deep into the arguments repair goes, ``max_text_length`` how long a
     string it will parse as JSON, ``budget`` how many schema nodes and values one repair may visit,
     and ``max_reasons`` how many of the validator's messages a result carries.
+
+
+    >>> from pydantic_lenient.repair import Repairer
+    >>> repairer = Repairer({"type": "object", "properties": {"dry_run": {"type": "boolean"}}})
+    >>> repairer.repair({"dry_run": "FALSE"}).arguments
+    {'dry_run': False}
+    >>> repairer.repair({"dry_run": "no"})  # not a boolean's spelling: left as sent, and still invalid
+    RepairResult(arguments={'dry_run': 'no'}, repairs=[], valid=False,
+                 reasons=({'path': '/dry_run', 'message': '"no" is not of type "boolean"'},))
+    >>> repairer.is_valid({"dry_run": True})
+    True
     """
 
     def __init__(
@@ -1051,5 +1070,14 @@ def repair_arguments(schema: Mapping[str, Any] | bool, arguments: Any, *, draft:
     """Repair ``arguments`` against ``schema``; see the module docs for what changes, and when.
 
     Builds a `Repairer` each time; keep one per schema to repair many calls.
+
+
+    >>> from pydantic_lenient.repair import repair_arguments
+    >>> schema = {"type": "object", "properties": {"limit": {"type": "integer"}, "query": {"type": "string"}}}
+    >>> repair_arguments(schema, {"limit": "10", "query": 42}).arguments
+    {'limit': 10, 'query': '42'}
+    >>> repair_arguments(schema, {"limit": "5.5"})  # an integer location takes integral values only
+    RepairResult(arguments={'limit': '5.5'}, repairs=[], valid=False,
+                 reasons=({'path': '/limit', 'message': '"5.5" is not of type "integer"'},))
     """
     return Repairer(schema, draft=draft).repair(arguments)

@@ -51,7 +51,21 @@ if TYPE_CHECKING:
 __all__ = ("STYLES", "LenientJsonSchema", "Style", "apply_style", "generator_for", "input_schema")
 
 Style = Literal["type-array", "any-of", "strict"]
+"""How an ``inputSchema`` writes a lenient field: see `input_schema` for each style's shape.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import Style
+>>> TypeAdapter(Style).validate_python("any-of")
+'any-of'
+"""
+
 STYLES: tuple[Style, ...] = get_args(Style)
+"""Every `Style`, the default first.
+
+>>> from pydantic_lenient import STYLES
+>>> STYLES
+('type-array', 'any-of', 'strict')
+"""
 
 # Keywords that constrain only instances of one JSON type. A type union may be written as a type
 # array exactly when each branch uses only its own type's keywords: the others ignore them.
@@ -260,6 +274,16 @@ def apply_style(source: type[BaseModel] | Mapping[str, Any], style: Style) -> di
     never change what a schema admits; ``strict`` keeps only the canonical branches of the
     widened forms the lenient types write. Pydantic's OpenAPI ``discriminator`` is dropped.
     Raises `ValueError` for an unknown style and `TypeError` for any other ``source``.
+
+    >>> from pydantic_lenient import apply_style
+    >>> apply_style({"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]}, "type-array")
+    {'type': ['integer', 'null'], 'minimum': 0}
+    >>> apply_style({"type": ["integer", "null"]}, "any-of")
+    {'anyOf': [{'type': 'integer'}, {'type': 'null'}]}
+    >>> apply_style([1], "any-of")
+    Traceback (most recent call last):
+      ...
+    TypeError: apply_style needs a pydantic model class or a JSON schema, not [1]
     """
     rewrite = _style_rewrite(style)
     if isinstance(source, type) and issubclass(source, BaseModel):
@@ -275,6 +299,14 @@ class LenientJsonSchema(GenerateJsonSchema):
     """pydantic's JSON schema generator, followed by `apply_style`'s stage for ``style``.
 
     Use a subclass from `generator_for`, or pass it to ``model_json_schema(schema_generator=...)``.
+
+
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import LenientJsonSchema, LenientUInt
+    >>> class Page(BaseModel):
+    ...     size: LenientUInt
+    >>> Page.model_json_schema(schema_generator=LenientJsonSchema)["properties"]["size"]
+    {'anyOf': [{'minimum': 0, 'type': 'integer'}, {'pattern': '^[0-9]+$', 'type': 'string'}], 'title': 'Size'}
     """
 
     style: ClassVar[Style] = "any-of"
@@ -290,7 +322,20 @@ _GENERATORS: dict[Style, type[LenientJsonSchema]] = {
 
 
 def generator_for(style: Style) -> type[LenientJsonSchema]:
-    """The `LenientJsonSchema` subclass that writes ``style``."""
+    """The `LenientJsonSchema` subclass that writes ``style``.
+
+
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import LenientUInt, generator_for
+    >>> class Page(BaseModel):
+    ...     size: LenientUInt
+    >>> Page.model_json_schema(schema_generator=generator_for("strict"))["properties"]["size"]
+    {'minimum': 0, 'type': 'integer', 'title': 'Size'}
+    >>> generator_for("loose")
+    Traceback (most recent call last):
+      ...
+    ValueError: unknown style 'loose'; expected one of type-array, any-of, strict
+    """
     try:
         return _GENERATORS[style]
     except KeyError:
@@ -306,6 +351,24 @@ def input_schema(
     dialect is JSON Schema 2020-12, MCP's default (pydantic writes tuples with ``prefixItems``).
     Another ``target`` (`pydantic_lenient.targets`) rewrites that for a draft-07 host or a model
     provider; `pydantic_lenient.targets.target_schema` also says what the target gave up.
+
+    >>> from typing import Optional
+    >>> from pydantic import BaseModel, RootModel
+    >>> from pydantic_lenient import LenientUInt, input_schema
+    >>> class Search(BaseModel):
+    ...     limit: Optional[LenientUInt] = None
+    >>> input_schema(Search)
+    {'properties': {'limit': {'type': ['integer', 'string', 'null'], 'minimum': 0, 'pattern': '^[0-9]+$',
+     'default': None, 'title': 'Limit'}}, 'title': 'Search', 'type': 'object'}
+    >>> input_schema(Search, style="any-of")["properties"]["limit"]
+    {'anyOf': [{'minimum': 0, 'type': 'integer'}, {'pattern': '^[0-9]+$', 'type': 'string'}, {'type': 'null'}],
+     'default': None, 'title': 'Limit'}
+    >>> input_schema(Search, style="strict")["properties"]["limit"]
+    {'anyOf': [{'minimum': 0, 'type': 'integer'}, {'type': 'null'}], 'default': None, 'title': 'Limit'}
+    >>> input_schema(RootModel[list[int]])
+    Traceback (most recent call last):
+      ...
+    TypeError: RootModel[list[int]] does not describe a JSON object, so it cannot be a tool's input
     """
     name = getattr(source, "__name__", "the schema")
     schema = _object_root(apply_style(source, style), name)

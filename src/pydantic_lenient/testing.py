@@ -35,7 +35,12 @@ _UNSET: Any = object()
 
 def advertised_types(schema: Mapping[str, Any]) -> set[str]:
     """The JSON types a (field) schema names, through type arrays and ``anyOf``/``oneOf`` branches.
-    A ``$ref`` counts as ``"object"``, as pydantic only refers to models."""
+    A ``$ref`` counts as ``"object"``, as pydantic only refers to models.
+
+    >>> from pydantic_lenient.testing import advertised_types
+    >>> sorted(advertised_types({"anyOf": [{"type": ["integer", "string"]}, {"$ref": "#/$defs/Page"}]}))
+    ['integer', 'object', 'string']
+    """
     types: set[str] = set()
     declared = schema.get("type")
     if isinstance(declared, str):
@@ -86,6 +91,18 @@ def assert_field_schema(
 
     ``types`` is the set of JSON types (``{"integer", "string", "null"}``); ``pattern``, ``minimum``
     and ``maximum`` are compared when given (``None`` asserts there is none).
+
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import LenientUInt
+    >>> from pydantic_lenient.testing import assert_field_schema
+    >>> class Page(BaseModel):
+    ...     size: LenientUInt
+    >>> assert_field_schema(Page, "size", types={"integer", "string"}, pattern="^[0-9]+$", minimum=0)
+    {'type': ['integer', 'string'], 'minimum': 0, 'pattern': '^[0-9]+$', 'title': 'Size'}
+    >>> assert_field_schema(Page, "size", maximum=100)
+    Traceback (most recent call last):
+      ...
+    AssertionError: ...
     """
     schema = _field_schema(model, field, style)
     problems = []
@@ -114,7 +131,21 @@ def _both_sides(model: type[BaseModel], arguments: Mapping[str, Any], style: Sty
 
 def assert_accepts(model: type[BaseModel], arguments: Mapping[str, Any], *, style: Style = "type-array") -> BaseModel:
     """Assert that a host checking the advertised schema lets ``arguments`` through **and** that the
-    model accepts them. Returns the validated model."""
+    model accepts them. Returns the validated model.
+
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import LenientUInt
+    >>> from pydantic_lenient.testing import assert_accepts
+    >>> class Page(BaseModel):
+    ...     size: LenientUInt
+    ...     cursor: int = 0
+    >>> assert_accepts(Page, {"size": "20"})
+    Page(size=20, cursor=0)
+    >>> assert_accepts(Page, {"size": 20, "cursor": "5"})  # pydantic's lax int takes "5"; the schema does not
+    Traceback (most recent call last):
+      ...
+    AssertionError: ...
+    """
     host, server = _both_sides(model, arguments, style)
     if host is not None or server is not None:
         raise AssertionError(
@@ -134,7 +165,18 @@ def assert_rejects(
 ) -> str:
     """Assert that the model refuses ``arguments`` and that a host checking the advertised schema
     refuses them too. ``host_may_accept`` allows a listed exception (an out-of-range digit string,
-    text that is not JSON of T), where only the model can tell. Returns the model's error."""
+    text that is not JSON of T), where only the model can tell. Returns the model's error.
+
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import LenientU8
+    >>> from pydantic_lenient.testing import assert_rejects
+    >>> class Pixel(BaseModel):
+    ...     red: LenientU8
+    >>> assert_rejects(Pixel, {"red": "0x1f"})
+    'red: Input should be an integer or a string of ASCII digits [lenient_int]'
+    >>> assert_rejects(Pixel, {"red": "256"}, host_may_accept=True)  # the pattern cannot say "at most 255"
+    'red: Input should be less than or equal to 255 [less_than_equal]'
+    """
     host, server = _both_sides(model, arguments, style)
     if server is None or (host is None and not host_may_accept):
         raise AssertionError(
@@ -147,7 +189,18 @@ def assert_rejects(
 
 def assert_passes_audit(tools: Any, *, notes: bool = False) -> None:
     """Assert that no tool in ``tools`` has a field that is not lenient (and, with ``notes``, no
-    array or object field that refuses its JSON text)."""
+    array or object field that refuses its JSON text).
+
+    >>> from pydantic_lenient import LenientUInt
+    >>> from pydantic_lenient.testing import assert_passes_audit
+    >>> def page(size: LenientUInt, cursor: int = 0) -> None: ...
+    >>> assert_passes_audit([page])
+    Traceback (most recent call last):
+      ...
+    AssertionError: ...
+    error: page.cursor: int is not lenient; use LenientInt
+    1 error(s), 0 note(s)
+    """
     findings = [finding for finding in audit(tools) if notes or finding.level == "error"]
     if findings:
         raise AssertionError("the strictness audit found:\n" + format_findings(findings))
