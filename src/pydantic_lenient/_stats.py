@@ -112,7 +112,19 @@ _SNAPSHOT: TypeAdapter[StatsSnapshot] = TypeAdapter(StatsSnapshot)
 
 
 class StatsFileError(ValueError):
-    """A stats file that cannot be read, or is not a normalizer stats file; the message names it."""
+    """A stats file that cannot be read, or is not a normalizer stats file; the message names it.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from pydantic_lenient import Normalizer
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     stats = Path(folder, "stats.json")
+    ...     _ = stats.write_text('{"total_processed": "many"}')
+    ...     Normalizer(stats_file=stats)
+    Traceback (most recent call last):
+      ...
+    pydantic_lenient..._stats.StatsFileError: ...stats.json...
+    """
 
 
 def load_stats(path: str | os.PathLike[str]) -> StatsSnapshot:

@@ -35,7 +35,7 @@ class Finding:
     >>> from pydantic_lenient import audit
     >>> def move(uids: list[int]) -> None: ...
     >>> [(finding.level, finding.path, finding.suggestion) for finding in audit([move])]
-    [('note', 'move.uids', 'LenientJson[list[int]]'), ('error', 'move.uids[]', 'LenientInt')]
+    [('note', 'move.uids', 'LenientJson[list[LenientInt]]'), ('error', 'move.uids[]', 'LenientInt')]
     """
 
     level: Level

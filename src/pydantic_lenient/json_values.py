@@ -367,8 +367,7 @@ else:
           Input should be well-formed JSON text, or an array or an object to write as JSON text
           [type=lenient_json, input_value='{from: ana}', input_type=str]
         >>> input_schema(Query)["properties"]["filters"]
-        {'anyOf': [{'contentMediaType': 'application/json', 'type': 'string'}, {'type': ['array', 'object']}],
-         'title': 'Filters'}
+        {'type': ['string', 'array', 'object'], 'contentMediaType': 'application/json', 'title': 'Filters'}
         """
 
         @classmethod

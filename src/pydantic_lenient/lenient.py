@@ -78,7 +78,12 @@ for _name in integers.__all__:
 
 @dataclass(frozen=True)
 class KeptAsIs:
-    """A part of an annotation that a wrong-typed argument would break, left strict, and why."""
+    """A part of an annotation that a wrong-typed argument would break, left strict, and why.
+
+    >>> from pydantic_lenient import lenient_form
+    >>> lenient_form(int | str).kept
+    (KeptAsIs(annotation=int | str, reason=...),)
+    """
 
     annotation: Any
     reason: str
@@ -86,7 +91,15 @@ class KeptAsIs:
 
 @dataclass(frozen=True)
 class LenientForm:
-    """What `lenient_form` returns: the lenient annotation, and the parts it had to leave as they were."""
+    """What `lenient_form` returns: the lenient annotation, and the parts it had to leave as they were.
+
+    >>> from pydantic_lenient import LenientInt, lenient_form
+    >>> form = lenient_form(list[int])
+    >>> form.kept
+    ()
+    >>> form.annotation
+    typing.Annotated[list[typing.Annotated[int, _LenientInt(ge=None, le=None)]], AcceptJsonText(...)]
+    """
 
     annotation: Any
     kept: tuple[KeptAsIs, ...]
@@ -99,12 +112,38 @@ def lenient_annotation(annotation: Any) -> Any:
     ``lenient_annotation(Annotated[int, Field(ge=1, le=500)])`` is
     ``Annotated[LenientInt, Field(ge=1, le=500)]``: the very types written by hand, so they
     validate as fast.
+
+    >>> from typing import Optional
+    >>> from pydantic import TypeAdapter
+    >>> from pydantic_lenient import LenientInt, lenient_annotation
+    >>> lenient_annotation(int) is LenientInt
+    True
+    >>> adapter = TypeAdapter(lenient_annotation(Optional[bool]))
+    >>> adapter.validate_python("TRUE"), adapter.validate_python(None)
+    (True, None)
+    >>> adapter.validate_python("yes")
+    Traceback (most recent call last):
+      ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+      Input should be a boolean, or the string 'true' or 'false' in any letter case
+      [type=lenient_bool, input_value='yes', input_type=str]
+    >>> lenient_annotation(str) is str
+    True
     """
     return lenient_form(annotation).annotation
 
 
 def lenient_form(annotation: Any) -> LenientForm:
-    """`lenient_annotation`, with the parts kept strict (a union with ``str``, an ``int`` subclass...)."""
+    """`lenient_annotation`, with the parts kept strict (a union with ``str``, an ``int`` subclass...).
+
+    >>> from typing import Optional
+    >>> from pydantic_lenient import lenient_form, render_annotation
+    >>> form = lenient_form(dict[str, Optional[int | str]])
+    >>> render_annotation(form.annotation)
+    'LenientJson[dict[str, Optional[int | str]]]'
+    >>> [kept.reason for kept in form.kept]
+    ["str already takes any string, so a string such as '1' could be meant for either member"]
+    """
     mapper = _Mapper()
     return LenientForm(mapper.map(annotation), tuple(mapper.kept))
 
@@ -115,6 +154,24 @@ def lenient_model(model: _M) -> _M:
     The same class for the same ``model`` each time; ``model`` itself when no field changes. The
     subclass keeps the name, config, validators and field settings (defaults, aliases,
     descriptions). A field that refers back to a model being made lenient keeps that model.
+
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import input_schema, lenient_model
+    >>> class Search(BaseModel):
+    ...     folder: str
+    ...     limit: int = 10
+    >>> LenientSearch = lenient_model(Search)
+    >>> LenientSearch.model_validate({"folder": "Dev", "limit": "100"})
+    Search(folder='Dev', limit=100)
+    >>> LenientSearch.model_validate({"folder": "Dev", "limit": "ten"})
+    Traceback (most recent call last):
+      ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for Search
+    limit
+      Input should be an integer, or a string of ASCII digits with an optional leading '-'
+      [type=lenient_int, input_value='ten', input_type=str]
+    >>> input_schema(LenientSearch)["properties"]["limit"]
+    {'type': ['integer', 'string'], 'pattern': '^-?[0-9]+$', 'default': 10, 'title': 'Limit'}
     """
     mapper = _Mapper()
     result: _M = mapper.structure(model)
@@ -128,6 +185,15 @@ def lenient_tool(function: _F) -> _F:
     the OpenAI Agents SDK, LangChain) then see lenient parameters; the source keeps ``int``. The
     wrapper keeps the name, docstring and ``__wrapped__``, is a coroutine function when
     ``function`` is one, and has the rewritten ``__signature__`` and ``__annotations__``.
+
+    >>> from pydantic_lenient import lenient_tool, tool_catalog
+    >>> @lenient_tool
+    ... def move_messages(uids: list[int], dry_run: bool = True) -> str:
+    ...     return f"{'would move' if dry_run else 'moved'} {uids}"
+    >>> tool_catalog([move_messages])["tools"][0]["inputSchema"]["properties"]["dry_run"]["type"]
+    ['boolean', 'string']
+    >>> move_messages([1, 2], dry_run=False)  # the function itself runs unchanged
+    'moved [1, 2]'
     """
     try:
         hints = typing.get_type_hints(function, include_extras=True)
@@ -175,6 +241,21 @@ else:
 
         ``Lenient[Optional[int]]`` is ``Optional[LenientInt]``; ``Lenient[SearchInput]`` is the
         model with lenient fields, which also takes its JSON text.
+
+        >>> from pydantic import BaseModel
+        >>> from pydantic_lenient import Lenient
+        >>> class Move(BaseModel):
+        ...     uids: Lenient[list[int]]
+        ...     dry_run: Lenient[bool] = True
+        >>> Move.model_validate({"uids": '["17", 18]', "dry_run": "false"})
+        Move(uids=[17, 18], dry_run=False)
+        >>> Move.model_validate({"uids": [17], "dry_run": "0"})
+        Traceback (most recent call last):
+          ...
+        pydantic_core._pydantic_core.ValidationError: 1 validation error for Move
+        dry_run
+          Input should be a boolean, or the string 'true' or 'false' in any letter case
+          [type=lenient_bool, input_value='0', input_type=str]
         """
 
         def __class_getitem__(cls, item: Any) -> Any:
@@ -520,6 +601,12 @@ def render_annotation(annotation: Any) -> str:
     ``render_annotation(lenient_annotation(Optional[Annotated[int, Field(ge=1)]]))`` is
     ``"Optional[Annotated[LenientInt, Field(ge=1)]]"``; a generated lenient model is written as
     ``Lenient[Model]``. Annotated-types constraints are written as one ``Field(...)``.
+
+    >>> from typing import Annotated, Optional
+    >>> from pydantic import Field
+    >>> from pydantic_lenient import lenient_annotation, render_annotation
+    >>> render_annotation(lenient_annotation(Optional[Annotated[int, Field(ge=1)]]))
+    'Optional[Annotated[LenientInt, Field(ge=1)]]'
     """
     base, metadata = split_annotated(annotation)
     if metadata:

@@ -114,7 +114,12 @@ _UNDECIDABLE_KEYS = "x-pydantic-lenient-undecidable-pattern-properties"
 
 
 class Reason(TypedDict):
-    """Why arguments are invalid: a validator's message, at a JSON Pointer into the arguments."""
+    """Why arguments are invalid: a validator's message, at a JSON Pointer into the arguments.
+
+    >>> from pydantic_lenient.repair import repair_arguments
+    >>> repair_arguments({"properties": {"limit": {"type": "integer"}}}, {"limit": "ten"}).reasons
+    ({'path': '/limit', 'message': '"ten" is not of type "integer"'},)
+    """
 
     path: str
     message: str
