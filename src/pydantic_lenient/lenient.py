@@ -272,6 +272,19 @@ class NullText:
     (as some hosts send for ``anyOf [integer, null]``) is taken as None, and the advertised
     schema admits it. The mapping adds it to ``Optional[...]`` whose other members are lenient
     numbers, booleans or JSON-text structures; ``Optional[str]`` never gets it.
+
+    >>> from typing import Annotated, Optional
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import LenientUInt, NullText
+    >>> class Search(BaseModel):
+    ...     limit: Annotated[Optional[LenientUInt], NullText()] = 10
+    >>> Search.model_validate({"limit": "null"})
+    Search(limit=None)
+    >>> class Note(BaseModel):
+    ...     text: Annotated[Optional[str], NullText()]
+    Traceback (most recent call last):
+      ...
+    TypeError: NullText() on Optional[str] is refused: ...
     """
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
