@@ -42,7 +42,21 @@ from .schema_styles import Style, apply_style, input_schema
 __all__ = ("DRAFT_07", "TARGETS", "Loss", "Target", "TargetSchema", "target_schema", "to_target")
 
 Target = Literal["mcp", "mcp-draft-07", "openai", "anthropic", "gemini"]
+"""Where an input schema goes: an MCP host (2020-12 or draft-07) or a model provider's tool API.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import Target
+>>> TypeAdapter(Target).validate_python("openai")
+'openai'
+"""
+
 TARGETS: tuple[Target, ...] = get_args(Target)
+"""Every `Target`, the default first.
+
+>>> from pydantic_lenient import TARGETS
+>>> TARGETS
+('mcp', 'mcp-draft-07', 'openai', 'anthropic', 'gemini')
+"""
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 
@@ -61,7 +75,16 @@ class Loss:
 
 @dataclass(frozen=True)
 class TargetSchema:
-    """A tool's input schema for one target, and what the target had to give up."""
+    """A tool's input schema for one target, and what the target had to give up.
+
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import LenientUInt, target_schema
+    >>> class Page(BaseModel):
+    ...     size: LenientUInt
+    >>> result = target_schema(Page, "mcp")
+    >>> result.target, result.schema["properties"]["size"], result.losses
+    ('mcp', {'type': ['integer', 'string'], 'minimum': 0, 'pattern': '^[0-9]+$', 'title': 'Size'}, ())
+    """
 
     target: Target
     schema: dict[str, Any]
@@ -73,12 +96,29 @@ def target_schema(model: type[BaseModel], target: Target, *, style: Style = "typ
 
     ``style`` is the style the target starts from: ``"strict"`` gives canonical types only (the
     provider then holds the model to them), the others the widened forms in the target's shape.
+
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import LenientUInt, target_schema
+    >>> class Page(BaseModel):
+    ...     size: LenientUInt
+    >>> target_schema(Page, "openai").schema["properties"]["size"]  # providers read no type arrays
+    {'anyOf': [{'type': 'integer', 'minimum': 0}, {'type': 'string', 'pattern': '^[0-9]+$'}], 'title': 'Size'}
+    >>> target_schema(Page, "gpt")
+    Traceback (most recent call last):
+      ...
+    ValueError: unknown target 'gpt'; expected one of mcp, mcp-draft-07, openai, anthropic, gemini
     """
     return to_target(input_schema(model, style=style), target)
 
 
 def to_target(schema: Mapping[str, Any], target: Target) -> TargetSchema:
-    """Rewrite a finished input schema (any style, an object at its root) for ``target``."""
+    """Rewrite a finished input schema (any style, an object at its root) for ``target``.
+
+    >>> from pydantic_lenient import to_target
+    >>> schema = {"type": "object", "properties": {"n": {"type": ["integer", "string"], "pattern": "^[0-9]+$"}}}
+    >>> to_target(schema, "mcp-draft-07").schema["$schema"]
+    'http://json-schema.org/draft-07/schema#'
+    """
     try:
         rewrite = _REWRITES[target]
     except KeyError:
