@@ -34,7 +34,7 @@ def test_all_lists_every_public_name() -> None:
 
 
 # Modules that need an optional extra, and the package that extra brings.
-NEEDS_EXTRA = {"mcp_adapter": "mcp", "fastmcp_adapter": "fastmcp"}
+NEEDS_EXTRA = {"mcp_adapter": "mcp", "fastmcp_adapter": "fastmcp", "proxy": "mcp"}
 
 
 PUBLIC_MODULES = sorted(

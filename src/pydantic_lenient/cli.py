@@ -5,6 +5,7 @@
     pydantic-lenient stats STATS.json
     pydantic-lenient repair --schema SCHEMA.json [--tool NAME] ARGUMENTS_JSON
     pydantic-lenient fix PATH... [--diff]
+    pydantic-lenient proxy [--style STYLE] [--rules RULES.json] [--log-dir DIR] -- COMMAND [ARGS...]
 
 Also runs as ``python -m pydantic_lenient``. Exit codes: 0 ok, 1 a check or repair failed, 2 bad
 usage or input. Every failure is one line on stderr naming its cause, never a traceback.
@@ -307,6 +308,28 @@ def _one_line(text: str) -> str:
     return " | ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
+def _proxy(arguments: argparse.Namespace) -> int:
+    from .normalizer import Normalizer, RuleError
+
+    try:
+        from .proxy import run_proxy
+
+        normalizer = Normalizer.from_file(arguments.rules) if arguments.rules else None
+    except (ImportError, RuleError) as error:
+        raise CommandError(str(error)) from None
+    for name in ("ping_interval", "ping_timeout"):
+        if not getattr(arguments, name) > 0:
+            raise CommandError(f"--{name.replace('_', '-')} must be a positive number of seconds")
+    return run_proxy(
+        arguments.upstream,
+        style=arguments.style,
+        normalizer=normalizer,
+        log_dir=arguments.log_dir,
+        ping_interval=arguments.ping_interval,
+        ping_timeout=arguments.ping_timeout,
+    )
+
+
 def _schema_for(document: Any, tool: str | None, source: str) -> Any:
     """The schema to repair against: the document itself, or a tool's inputSchema in a catalog."""
     if isinstance(document, dict) and isinstance(document.get("tools"), list):
@@ -461,6 +484,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     fix.add_argument("paths", nargs="+", metavar="PATH", help="a Python file whose tools to fix")
     fix.add_argument("--diff", action="store_true", help="print the change as a unified diff; write nothing")
+
+    proxy = _command(
+        commands,
+        "proxy",
+        help="serve an MCP server over stdio with lenient tool inputs",
+        description="Start COMMAND as the upstream MCP server (stdio) and serve it on stdio: tools/list schemas "
+        "widened, tools/call arguments normalized and repaired, everything else passed through. Exits 1 when the "
+        "upstream cannot start, exits or stops answering.",
+        run=_proxy,
+    )
+    proxy.add_argument("--style", choices=STYLES, default="type-array", help="how widened schemas are written")
+    proxy.add_argument("--rules", metavar="RULES.json", help="normalizer rules applied to each call first")
+    proxy.add_argument("--log-dir", metavar="DIR", help="save repair counts and normalizer stats here")
+    proxy.add_argument(
+        "--ping-interval", type=float, default=30.0, metavar="SECONDS", help="ping a busy upstream this often"
+    )
+    proxy.add_argument(
+        "--ping-timeout", type=float, default=30.0, metavar="SECONDS", help="an unanswered ping after this: hung"
+    )
+    proxy.add_argument("upstream", nargs="+", metavar="COMMAND", help="the upstream server's command, after --")
     return parser
 
 
