@@ -15,7 +15,9 @@ A location's types are read the way repair reads them (``type``, ``enum``, ``con
 ``$ref``, ``allOf`` as the intersection, ``anyOf``/``oneOf`` as the union), across every subschema
 that applies there, so a location that already takes strings is never widened: repair leaves its
 strings alone. Keywords repair does not read (``not``, ``if``/``then``/``else``, ``contains``, ...)
-are left as they are. The root stays an object schema, and no ``$ref`` target moves.
+are left as they are, and so are embedded resources (a subschema with its own ``$id``). The root
+stays an object schema, and no ``$ref`` target moves: a location that a JSON pointer elsewhere
+points at (``#/properties/a``) is left as it is.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ _ALL = frozenset({"null", "boolean", "integer", "number", "string", "array", "ob
 _NONE: frozenset[str] = frozenset()
 _EXPANDED = {name: frozenset({name}) for name in _ALL} | {"number": frozenset({"number", "integer"})}
 _STRUCTURES = frozenset({"array", "object"})
+# JSON text repair parses: after JSON whitespace, the bracket that opens an array or an object.
+_JSON_TEXT = {"[": r"^[ \t\n\r]*\[", "{": r"^[ \t\n\r]*\{", "[{": r"^[ \t\n\r]*[[{]"}
 _MAX_DEPTH = 64
 _BUDGET = 200_000  # schema nodes one widening may visit; past it, the schema is returned unchanged
 _DEFINITIONS = ("$defs", "definitions")
@@ -218,14 +222,15 @@ def _alternatives(location: frozenset[str] | None, here: frozenset[str]) -> list
     if location is None or "string" in location:
         return []
     both = location & here
-    if both & _STRUCTURES:  # JSON text: any string may hold it, so no other form needs saying
-        return [{"type": "string", "contentMediaType": "application/json"}]
     forms: list[dict[str, Any]] = []
     if "integer" in both:
         number = "number" in location and "number" in here
         forms.append({"type": "string", "pattern": JSON_NUMBER if number else SIGNED_DIGITS})
     if "boolean" in both:
         forms.append({"type": "string", "pattern": TRUE_OR_FALSE})
+    if both & _STRUCTURES:
+        opening = "[{" if both >= _STRUCTURES else "[" if "array" in both else "{"
+        forms.append({"type": "string", "pattern": _JSON_TEXT[opening], "contentMediaType": "application/json"})
     return forms
 
 
@@ -279,8 +284,8 @@ class _Widener:
     def node(self, node: Any, location: frozenset[str] | None, part: Part, depth: int) -> Any:
         """``node`` (one of the subschemas that apply at a location), widened; ``location`` is
         what the whole location takes (None: add no string forms here), ``part`` all that applies."""
-        if not isinstance(node, Mapping):
-            return node
+        if not isinstance(node, Mapping) or (depth and "$id" in node):
+            return node  # an embedded resource: its references resolve against its own $id, unread here
         if depth > _MAX_DEPTH:
             raise _TooComplex
         self.reader._spend()
