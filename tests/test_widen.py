@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pydantic_lenient.booleans import TRUE_OR_FALSE
+from pydantic_lenient._boolean_text import TRUE_OR_FALSE
 from pydantic_lenient.floats import JSON_NUMBER
 from pydantic_lenient.integers import SIGNED_DIGITS
 from pydantic_lenient.repair import Repairer, RepairResult

@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from typing import Any, Union
 from urllib.parse import unquote
 
+from ._boolean_text import TRUE_OR_FALSE
 from ._scalar import split_annotations
-from .booleans import TRUE_OR_FALSE
 from .floats import JSON_NUMBER
 from .integers import SIGNED_DIGITS
 from .schema_styles import Style, apply_style
