@@ -404,16 +404,17 @@ def test_suite_schemas_agree(group: dict[str, Any], draft: str, style: Style) ->
 
 
 def _left_as_it_is(schema: Any) -> bool:
-    """Whether the schema has parts widening leaves alone: a JSON pointer to a location other than
-    a definition (its target must not move), or an embedded resource with its own ``$id``."""
+    """Whether the schema has parts widening leaves alone: a reference other than a JSON pointer to
+    a definition (a target that must not move, or one widening does not read, such as a
+    metaschema), or an embedded resource with its own ``$id``."""
     found = False
 
     def visit(node: Any, depth: int) -> None:
         nonlocal found
         if isinstance(node, dict):
             reference = node.get("$ref")
-            if isinstance(reference, str) and reference.startswith("#/"):
-                found |= not re.fullmatch(r"#/(\$defs|definitions)/[^/]+", reference)
+            if isinstance(reference, str):  # only a pointer to a definition is followed
+                found |= not re.fullmatch(r"#(/(\$defs|definitions)/[^/]+)?", reference)
             found |= depth > 0 and "$id" in node
             for item in node.values():
                 visit(item, depth + 1)
@@ -445,7 +446,9 @@ def test_ajv_reads_widened_schemas_as_the_host_validator_does(ajv: AjvRunner) ->
     cases: list[dict[str, Any]] = []
     expected: list[tuple[Any, list[bool]]] = []
     originals: list[list[bool]] = []
-    for group, draft, _ in SUITE_CASES:
+    for group, draft, name in SUITE_CASES:
+        if "/unevaluated" in name:  # Ajv 8.17 throws while validating some of these; widening skips them
+            continue
         draft_name = "07" if draft == "draft7" else "2020-12"
         tests = group["tests"]
         originals.append([test["valid"] for test in tests])
