@@ -53,7 +53,8 @@ _SPELLED = {"integer": _pattern(SIGNED_DIGITS), "number": _pattern(JSON_NUMBER)}
 
 def explained_by_repair(result: RepairResult) -> bool:
     """A repair the widened schema does not advertise: a number or boolean made a string, a key
-    renamed to the declared name, or a number read from a string the advertised pattern does not spell (``" 5"``, ``"5.0"``, ``"1e2"``)."""
+    renamed to the declared name, or a number read from a string the advertised pattern does not
+    spell (``" 5"``, ``"5.0"``, ``"1e2"``)."""
     for repair in result.repairs:
         if repair["kind"] in ("scalar_to_string", "renamed_key"):
             return True
