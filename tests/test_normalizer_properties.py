@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections import Counter
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pydantic_lenient._boolean_text import BOOLEAN_DIGITS, BOOLEAN_WORDS, TRUE_OR_FALSE
 from pydantic_lenient.normalizer import Normalizer
 from tests.strategies import boolean_strings, json_values, number_strings
 
@@ -150,11 +148,3 @@ def test_under_the_error_policy_a_call_loses_nothing_or_is_refused(
         "dropped" not in entry or entry["note"] == "same value sent under both names; kept one"
         for entry in result.applied
     )
-
-
-def test_one_table_of_boolean_spellings() -> None:
-    assert {text for text in BOOLEAN_WORDS if re.fullmatch(TRUE_OR_FALSE, text)} == set(BOOLEAN_WORDS)
-    assert len(BOOLEAN_WORDS) == 2**4 + 2**5
-    assert {text.lower() for text in BOOLEAN_WORDS} == {"true", "false"}
-    assert all(BOOLEAN_WORDS[text] == (text.lower() == "true") for text in BOOLEAN_WORDS)
-    assert dict(BOOLEAN_DIGITS) == {**BOOLEAN_WORDS, "1": True, "0": False}

@@ -48,6 +48,7 @@ from urllib.parse import urldefrag, urljoin
 
 from pydantic_core import from_json
 
+from ._boolean_text import BOOLEAN_WORDS
 from ._ecma_regex import PATTERN_OPTIONS, translate
 from ._scalar import JSON_NUMBER_TEXT, MAX_DIGIT_STRING_LENGTH
 from ._walk import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS
@@ -897,8 +898,8 @@ class Repairer:
     def _coerce(self, value: Any, types: frozenset[str]) -> tuple[Any, str] | None:
         """The value in a type ``types`` takes, and the kind of repair, or None."""
         if isinstance(value, str):
-            if "boolean" in types and value.isascii() and value.lower() in ("true", "false"):
-                return value.lower() == "true", "string_to_boolean"
+            if "boolean" in types and value in BOOLEAN_WORDS:
+                return BOOLEAN_WORDS[value], "string_to_boolean"
             if "integer" in types:
                 number = self._number(value, types)
                 if number is not _MISSING:
