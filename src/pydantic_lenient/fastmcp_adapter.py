@@ -77,12 +77,13 @@ class LenientMiddleware(Middleware):
         call_next: CallNext[mt.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
         params = context.message
-        if self.lenient_parameters:
-            server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
-            tool = await server.get_tool(params.name) if server is not None else None
-            if tool is not None:
-                _make_parameters_lenient(tool)
-        if self.normalizer is not None and await _server_has_tool(context, params.name):
+        # Calls to names the server does not have are left alone: FastMCP refuses them.
+        tool = (
+            await _server_tool(context, params.name) if self.lenient_parameters or self.normalizer is not None else None
+        )
+        if tool is not None and self.lenient_parameters:
+            _make_parameters_lenient(tool)
+        if tool is not None and self.normalizer is not None:
             self.normalizer.register_tools([params.name])  # its calls are counted under its name
             try:
                 result = self.normalizer.apply(params.name, params.arguments or {})
@@ -104,10 +105,10 @@ class LenientMiddleware(Middleware):
         return [_restyled(tool, self.style, self.target) for tool in tools]
 
 
-async def _server_has_tool(context: MiddlewareContext[Any], name: str) -> bool:
-    """Whether the server has (and would run) ``name``: calls to other names are not normalized."""
+async def _server_tool(context: MiddlewareContext[Any], name: str) -> Tool | None:
+    """The server's tool called ``name`` (one it would run), or None."""
     server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
-    return server is not None and await server.get_tool(name) is not None
+    return await server.get_tool(name) if server is not None else None
 
 
 def _make_parameters_lenient(tool: Tool) -> None:
