@@ -7,6 +7,7 @@ itself (node), on the same table.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import pytest
 import regress
@@ -216,3 +217,30 @@ def test_what_cannot_be_read_exactly_decides_nothing(pattern: str, reason: str) 
 def test_pattern_messages_name_the_pattern_as_written() -> None:
     result = Repairer({"properties": {"a": {"type": "string", "pattern": "^.$"}}}).repair({"a": "ab"})
     assert result.reasons == ({"path": "/a", "message": '"ab" does not match "^.$"'},)
+
+
+def test_no_schema_pattern_reaches_pythons_re(monkeypatch: pytest.MonkeyPatch) -> None:
+    """python-jsonschema falls back to ``re`` in places; repair never hands it a schema's pattern."""
+    import re
+
+    seen: list[str] = []
+    for name in ("compile", "search", "match", "fullmatch"):
+        original = getattr(re, name)
+
+        def spy(pattern: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            seen.append(str(pattern))
+            return _original(pattern, *args, **kwargs)
+
+        monkeypatch.setattr(re, name, spy)
+    marker = "^zz\\p{L}(?:q|r)$"
+    schema = {
+        "properties": {
+            "a": {"type": "string", "pattern": marker},
+            "b": {"$schema": "http://json-schema.org/draft-07/schema#", "pattern": marker},
+        },
+        "patternProperties": {marker: {"type": "integer"}},
+        "additionalProperties": {"propertyNames": {"pattern": marker}},
+    }
+    result = Repairer(schema).repair({"a": "zzéq", "b": "x", "zzér": "1", "other": {"k": 1}})
+    assert result.arguments["zzér"] == 1
+    assert not [pattern for pattern in seen if "zz" in pattern]

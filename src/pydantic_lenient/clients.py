@@ -94,7 +94,7 @@ class RepairingClient:
                 "repaired %s arguments: %s",
                 name,
                 ", ".join(f"{repair['path']} ({repair['kind']})" for repair in result.repairs),
-                extra={"tool": name, "repairs": result.repairs, "valid": result.valid},
+                extra={"tool": name, "repairs": result.repairs, "valid": result.valid, "reasons": result.reasons},
             )
             if self._on_repair is not None:
                 self._on_repair(name, result)
