@@ -173,6 +173,14 @@ CASES = [
     # Malformed schemas: valid=False with the reason, never an exception.
     Case("properties-list", {"properties": []}, {"a": 1}, False, reason="is not of type"),
     Case("required-number", {"required": 5}, {"a": 1}, False, reason="(at /required)"),
+    Case(
+        "unusable-schema-repairs-nothing",
+        {**_object(n={"type": "integer"}), "required": 5},
+        {"n": "1"},
+        False,
+        after={"n": "1"},
+        reason="cannot be used",
+    ),
     Case("minimum-string", {"minimum": "x"}, {"a": 1}, False, reason="(at /minimum)"),
     Case("type-number", {"type": 5}, {"a": 1}, False, reason="(at /type)"),
     Case("array-items-in-2020-12", {"items": [{"type": "integer"}]}, [1], False, reason="(at /items)"),

@@ -1031,6 +1031,8 @@ class Repairer:
         problem = self._problem(arguments)
         if problem is None:
             return RepairResult(_copy_containers(arguments, self.max_depth), [], True)
+        if self._validator is None:  # a schema that cannot be used decides nothing, repairs included
+            return RepairResult(_copy_containers(arguments, self.max_depth), [], False, problem)
         self._remaining = self.budget
         repairs: list[dict[str, Any]] = []
         try:
