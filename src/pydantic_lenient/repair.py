@@ -41,6 +41,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, TypedDict, Union
@@ -455,6 +456,7 @@ class Repairer:
         self._descending_cache: dict[_At, tuple[list[tuple[str, Node]], frozenset[str]]] = {}
         self._bounded = True
         self._originals: dict[str, str] = {}  # rewritten pattern -> as the schema wrote it
+        self._walking = threading.RLock()  # the budget and the caches are shared by every call
         try:
             self._compile(schema, draft)
         except Exception as error:  # whatever a hostile schema makes the compiler say: one line
@@ -993,7 +995,8 @@ class Repairer:
         """None when ``arguments`` validate; else why not, or ``()`` when the validator's messages say why."""
         if self._validator is None:
             return (Reason(path="", message=f"the schema cannot be used: {self.schema_error}"),)
-        too_costly = self._too_costly(arguments)
+        with self._walking:
+            too_costly = self._too_costly(arguments)
         if too_costly is not None:
             return (Reason(path="", message=too_costly),)
         try:
@@ -1033,12 +1036,13 @@ class Repairer:
             return RepairResult(_copy_containers(arguments, self.max_depth), [], True)
         if self._validator is None:  # a schema that cannot be used decides nothing, repairs included
             return RepairResult(_copy_containers(arguments, self.max_depth), [], False, problem)
-        self._remaining = self.budget
         repairs: list[dict[str, Any]] = []
-        try:
-            repaired = self._walk(arguments, self._root, [], 0, repairs)
-        except Exception:  # over budget, or something odd in the arguments: change nothing
-            repaired, repairs = _copy_containers(arguments, self.max_depth), []
+        with self._walking:
+            self._remaining = self.budget
+            try:
+                repaired = self._walk(arguments, self._root, [], 0, repairs)
+            except Exception:  # over budget, or something odd in the arguments: change nothing
+                repaired, repairs = _copy_containers(arguments, self.max_depth), []
         if not repairs:
             return RepairResult(repaired, repairs, False, problem or self._reasons(arguments))
         logger.info(
