@@ -247,9 +247,21 @@ def _without_alternative_forms(schema: Schema) -> Schema:
             kept.append(branch)
         index += 1
     rest = {key: value for key, value in schema.items() if key != "anyOf"}
-    if len(kept) == 1 and isinstance(kept[0], dict) and kept[0].keys().isdisjoint(rest):
+    if (
+        len(kept) == 1
+        and isinstance(kept[0], dict)
+        and kept[0].keys().isdisjoint(rest)
+        and kept[0].keys().isdisjoint(_SEES_ITS_SIBLINGS)
+    ):
         return {**kept[0], **rest}
     return {"anyOf": kept, **rest}
+
+
+# A branch with these would read its new siblings differently once merged into its parent:
+# unevaluated* would count what they evaluate, and an $id or anchor would move their references.
+_SEES_ITS_SIBLINGS = frozenset(
+    {"unevaluatedProperties", "unevaluatedItems", "$id", "$anchor", "$dynamicAnchor", "$schema"}
+)
 
 
 _STYLE_REWRITES: dict[str, Callable[[Schema], Schema]] = {
