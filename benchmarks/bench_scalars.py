@@ -96,9 +96,9 @@ HandOptional = _five(Optional[LenientInt], "HandOptional")
 MappedOptional = _five(lenient_annotation(Optional[int]), "MappedOptional")
 
 
-def _call(model: type[BaseModel], value: Any) -> Any:
+def _call(model: type[BaseModel], value: Any, *, strict: bool | None = None) -> Any:
     data = {f"f{i}": value for i in range(5)}
-    return lambda: model.model_validate(data)
+    return lambda: model.model_validate(data, strict=strict)
 
 
 def main() -> int:
@@ -130,6 +130,11 @@ def main() -> int:
         "mapped Optional, '100'": _call(MappedOptional, "100"),
         "hand-written Optional, 100": _call(HandOptional, 100),
         "mapped Optional, 100": _call(MappedOptional, 100),
+        # An explicit strict=True, as FastMCP's strict_input_validation passes it.
+        "lenient, 100, strict=True": _call(LenientInts, 100, strict=True),
+        "lenient, '100', strict=True": _call(LenientInts, "100", strict=True),
+        "lenient bool, true, strict=True": _call(LenientBools, True, strict=True),
+        "lenient bool, 'true', strict=True": _call(LenientBools, "true", strict=True),
     }
     times = best_times(cases)
     met = print_ratios(
@@ -204,6 +209,26 @@ def main() -> int:
         [
             ("given '100'", "mapped Optional, '100'", "hand-written Optional, '100'", 1.2),
             ("given 100", "mapped Optional, 100", "hand-written Optional, 100", 1.2),
+        ],
+        times,
+    )
+    met += print_ratios(
+        "under model_validate(..., strict=True); strict int cannot take strings, so all against the native value",
+        [
+            ("LenientInt given 100, vs int given 100", "lenient, 100, strict=True", "plain int, 100", 1.15),
+            ("LenientInt given '100', vs int given 100", "lenient, '100', strict=True", "plain int, 100", 2.0),
+            (
+                "StrictBoolish given true, vs bool given true",
+                "lenient bool, true, strict=True",
+                "plain bool, true",
+                1.15,
+            ),
+            (
+                "StrictBoolish given 'true', vs bool given true",
+                "lenient bool, 'true', strict=True",
+                "plain bool, true",
+                2.0,
+            ),
         ],
         times,
     )

@@ -2,8 +2,8 @@
 
 Each marker builds two things from one description of what it accepts:
 
-* a pydantic-core schema: a native fast path, plus a Python fallback used only when the caller
-  passes an explicit ``strict=`` at validation time (see `strictness_proof`);
+* a pydantic-core schema: native forms chosen by the value's exact type, which no ``strict=``
+  can loosen or tighten (see `lenient_scalar_schema`);
 * the JSON schema it advertises: the canonical type widened with a pattern-constrained string.
 """
 
@@ -19,12 +19,13 @@ from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 __all__ = (
     "JSON_NUMBER_TEXT",
     "MAX_DIGIT_STRING_LENGTH",
+    "exact_conversion",
     "form_error",
     "form_union",
     "lenient_scalar_schema",
+    "python_function",
     "render_scalar",
     "split_annotations",
-    "strictness_proof",
     "user_bounds",
 )
 
@@ -46,28 +47,11 @@ _PYDANTIC_BOUND_KEYS = {
 _STANDARD_BOUND_KEYS = frozenset(_PYDANTIC_BOUND_KEYS.values())
 
 
-def strictness_proof(
-    fast: CoreSchema,
-    fallback: Callable[[Any], Any],
-    serialization: core_schema.SerSchema | None = None,
-) -> CoreSchema:
-    """Make the annotation, not the caller's ``strict=``, decide what is accepted.
-
-    pydantic-core lets an explicit ``strict=True`` or ``strict=False`` passed at validation time
-    override the ``strict`` flag of every sub-schema. ``fast`` relies on its own flags (strict type
-    checks, a lax int/float/bool conversion of an already pattern-checked string), which hold only
-    when the caller passes no ``strict``. Either explicit value is routed to ``fallback``: a plain
-    function that checks exact Python types and so cannot be loosened or tightened.
-    """
-    slow = core_schema.no_info_plain_validator_function(fallback)
-    # Outer node (strict=True): no runtime strict -> its strict branch; runtime strict=False -> slow.
-    # Inner node (strict=False): no runtime strict -> fast; runtime strict=True -> slow.
-    return core_schema.lax_or_strict_schema(
-        lax_schema=slow,
-        strict_schema=core_schema.lax_or_strict_schema(lax_schema=fast, strict_schema=slow, strict=False),
-        strict=True,
-        serialization=serialization,
-    )
+def exact_conversion(lax: CoreSchema, exact: CoreSchema) -> CoreSchema:
+    """Convert a pattern-checked string: ``lax`` (pydantic-core's lax conversion, the fast one) when
+    the caller passes no ``strict=``, else ``exact`` (a builtin such as ``int``, which ``strict=True``
+    cannot refuse). For a string the pattern has checked, both give the same value."""
+    return core_schema.lax_or_strict_schema(lax_schema=lax, strict_schema=exact, strict=False)
 
 
 def form_union(
@@ -87,36 +71,33 @@ def form_union(
 
 def lenient_scalar_schema(
     *,
-    native: CoreSchema,
-    pattern: str,
-    convert: CoreSchema,
+    forms: Mapping[type, CoreSchema],
     error_type: str,
     message: str,
-    fallback: Callable[[Any], Any],
     serialization: core_schema.ExpectedSerializationTypes,
-    max_length: int | None = None,
-    extra_forms: tuple[CoreSchema, ...] = (),
     bounds: CoreSchema | None = None,
 ) -> CoreSchema:
-    """The core schema of a lenient scalar.
+    """The core schema of a lenient scalar: its accepted ``forms``, chosen by the value's exact type.
 
-    The fast path tries, in order: the value itself (``native``, a strict schema, so booleans are
-    not integers and no string is coerced), then a string that fully matches ``pattern`` and is
-    handed to ``convert``, then any ``extra_forms``. A value none of them takes gets one error of
-    ``error_type``. ``fallback`` must accept exactly the same forms (see `strictness_proof`);
-    ``bounds``, checked after either, give pydantic's usual range errors.
+    The value's type (``type(value)``: ``bool`` is not ``int``, an ``IntEnum`` member or a
+    ``numpy.int64`` is neither) picks one form, a native schema; any other type, or a value its
+    form refuses, gets one error of ``error_type``. Each form sees a value of exactly its type,
+    which pydantic-core's strict and lax checks treat alike, so an explicit ``strict=True`` or
+    ``strict=False`` at validation time (which overrides every sub-schema's own flag, also inside a
+    user's union), or ``ConfigDict(strict=True)``, changes nothing: the annotation decides.
+    ``bounds``, checked after, give pydantic's usual range errors.
     """
-    string_form = core_schema.chain_schema(
-        [core_schema.str_schema(strict=True, pattern=pattern, max_length=max_length), convert]
-    )
+    by_type = core_schema.tagged_union_schema(choices=dict(forms), discriminator=type)
+    one_error = core_schema.custom_error_schema(by_type, custom_error_type=error_type, custom_error_message=message)
     as_canonical = core_schema.simple_ser_schema(serialization)
-    form_choices: list[CoreSchema | tuple[CoreSchema, str]] = [native, string_form, *extra_forms]
-    fast = form_union(form_choices, error_type, message)
     if bounds is None:
-        return strictness_proof(fast, fallback, as_canonical)
-    # The bounds step sees an exact int or float, which strict and lax checks treat alike, so it is
-    # shared by both paths and reports the same error, with the converted value as its input.
-    return core_schema.chain_schema([strictness_proof(fast, fallback), bounds], serialization=as_canonical)
+        return {**one_error, "serialization": as_canonical}
+    return core_schema.chain_schema([one_error, bounds], serialization=as_canonical)
+
+
+def python_function(function: Callable[[Any], Any]) -> CoreSchema:
+    """A form checked by a Python function (rare forms only; it renders as no JSON schema)."""
+    return core_schema.no_info_plain_validator_function(function, json_schema_input_schema=core_schema.any_schema())
 
 
 def form_error(error_type: str, message: str) -> PydanticCustomError:
@@ -157,7 +138,7 @@ def split_annotations(schema: JsonSchemaValue) -> tuple[JsonSchemaValue, JsonSch
 
 
 # What pydantic's generator writes for a marker's own core schema (its fast path's union).
-_INTERNAL_RENDERING = frozenset({"anyOf", "type", "pattern", "maxLength"})
+_INTERNAL_RENDERING = frozenset({"anyOf", "oneOf", "type", "pattern", "maxLength"})
 
 
 def render_scalar(

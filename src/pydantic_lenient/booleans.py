@@ -10,7 +10,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from ._boolean_text import BOOLEAN_WORDS, TRUE_OR_FALSE
-from ._scalar import form_error, lenient_scalar_schema, render_scalar, user_bounds
+from ._scalar import exact_conversion, lenient_scalar_schema, render_scalar, user_bounds
 
 __all__ = ("StrictBoolish",)
 
@@ -19,19 +19,27 @@ ERROR_TYPE = "lenient_bool"
 _MESSAGE = "Input should be a boolean, or the string 'true' or 'false' in any letter case"
 
 
+# Lax bool parsing would also take 'yes', 'on', '1'; the pattern has already refused them.
+_TRUE_OR_FALSE_TEXT = core_schema.chain_schema(
+    [
+        core_schema.str_schema(pattern=TRUE_OR_FALSE),
+        exact_conversion(
+            core_schema.bool_schema(strict=False),
+            core_schema.no_info_plain_validator_function(BOOLEAN_WORDS.__getitem__),
+        ),
+    ]
+)
+
+
 @dataclass(frozen=True, slots=True)
 class _StrictBoolish:
     """Marker for a bool that may also arrive as the string 'true' or 'false'."""
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         return lenient_scalar_schema(
-            native=core_schema.bool_schema(strict=True),
-            pattern=TRUE_OR_FALSE,
-            # Lax bool parsing would also take 'yes', 'on', '1'; the pattern has already refused them.
-            convert=core_schema.bool_schema(strict=False),
+            forms={bool: core_schema.bool_schema(), str: _TRUE_OR_FALSE_TEXT},
             error_type=ERROR_TYPE,
             message=_MESSAGE,
-            fallback=_validate_exact_types,
             serialization="bool",
         )
 
@@ -39,15 +47,6 @@ class _StrictBoolish:
         _, annotations = user_bounds(handler, schema)
         string_form = {"type": "string", "pattern": TRUE_OR_FALSE}
         return render_scalar(handler, {"type": "boolean"}, string_form, annotations)
-
-
-def _validate_exact_types(value: Any) -> bool:
-    """The same rules as the fast path, by Python type alone (used under an explicit ``strict=``)."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value in BOOLEAN_WORDS:
-        return BOOLEAN_WORDS[value]
-    raise form_error(ERROR_TYPE, _MESSAGE)
 
 
 StrictBoolish = Annotated[bool, _StrictBoolish()]

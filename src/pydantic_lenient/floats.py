@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Any
@@ -12,7 +10,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from ._scalar import JSON_NUMBER_TEXT, form_error, lenient_scalar_schema, render_scalar, user_bounds
+from ._scalar import JSON_NUMBER_TEXT, exact_conversion, lenient_scalar_schema, render_scalar, user_bounds
 
 __all__ = ("LenientFloat",)
 
@@ -24,19 +22,29 @@ JSON_NUMBER = f"^{JSON_NUMBER_TEXT}$"
 _MESSAGE = "Input should be a finite number, or a string holding one in JSON number syntax"
 
 
+_FINITE = core_schema.float_schema(allow_inf_nan=False)
+# '1e999' matches the pattern and overflows to inf, which allow_inf_nan=False refuses.
+_NUMBER_TEXT = core_schema.chain_schema(
+    [
+        core_schema.str_schema(pattern=JSON_NUMBER),
+        exact_conversion(
+            core_schema.float_schema(strict=False, allow_inf_nan=False),
+            core_schema.chain_schema([core_schema.no_info_plain_validator_function(float), _FINITE]),
+        ),
+    ]
+)
+
+
 @dataclass(frozen=True, slots=True)
 class _LenientFloat:
     """Marker for a finite float that may also arrive as the text of a JSON number."""
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         return lenient_scalar_schema(
-            native=core_schema.float_schema(strict=True, allow_inf_nan=False),
-            pattern=JSON_NUMBER,
-            # '1e999' matches the pattern and overflows to inf, which allow_inf_nan=False refuses.
-            convert=core_schema.float_schema(strict=False, allow_inf_nan=False),
+            # pydantic-core's strict float also takes Decimal; an int too large for a double is refused.
+            forms={float: _FINITE, int: _FINITE, Decimal: _FINITE, str: _NUMBER_TEXT},
             error_type=ERROR_TYPE,
             message=_MESSAGE,
-            fallback=_validate_exact_types,
             serialization="float",
         )
 
@@ -45,24 +53,6 @@ class _LenientFloat:
         canonical = {"type": "number", **added}
         string_form = {"type": "string", "pattern": JSON_NUMBER}
         return render_scalar(handler, canonical, string_form, annotations)
-
-
-def _validate_exact_types(value: Any) -> float:
-    """The same rules as the fast path, by Python type alone (used under an explicit ``strict=``)."""
-    if isinstance(value, bool):
-        raise form_error(ERROR_TYPE, _MESSAGE)
-    if isinstance(value, str):
-        if not re.fullmatch(JSON_NUMBER, value):
-            raise form_error(ERROR_TYPE, _MESSAGE)
-    elif not isinstance(value, (int, float, Decimal)):  # pydantic-core's strict float takes Decimal
-        raise form_error(ERROR_TYPE, _MESSAGE)
-    try:
-        number = float(value)
-    except OverflowError:  # an int too large for a double
-        raise form_error(ERROR_TYPE, _MESSAGE) from None
-    if not math.isfinite(number):
-        raise form_error(ERROR_TYPE, _MESSAGE)
-    return number
 
 
 LenientFloat = Annotated[float, _LenientFloat()]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Any
@@ -14,8 +13,10 @@ from pydantic_core import CoreSchema, core_schema
 
 from ._scalar import (
     MAX_DIGIT_STRING_LENGTH,
+    exact_conversion,
     form_error,
     lenient_scalar_schema,
+    python_function,
     render_scalar,
     user_bounds,
 )
@@ -69,6 +70,32 @@ def _integral_float_to_int(value: float) -> int:
     raise form_error(ERROR_TYPE, "Input should have no fractional part")
 
 
+# The most digits a Decimal may have before its point: as many as a digit string may (a Decimal
+# such as 1E+999999999 would otherwise become an integer of a billion digits).
+_MAX_DECIMAL_EXPONENT = MAX_DIGIT_STRING_LENGTH - 1
+
+
+def _integral_decimal_to_int(value: Decimal) -> int:
+    """A finite, integral Decimal as its exact int (never through a float, which would round it)."""
+    if not value.is_finite() or value.adjusted() > _MAX_DECIMAL_EXPONENT or value != value.to_integral_value():
+        raise form_error(ERROR_TYPE, "Input should be a finite integral number")
+    return int(value)
+
+
+# A digit string to its int: lax int parsing is the fast way; under strict=True, JSON parsing (which
+# takes canonical digits) or else the builtin (leading zeros).
+_DIGITS_TO_INT = exact_conversion(
+    core_schema.int_schema(strict=False),
+    core_schema.union_schema(
+        [core_schema.json_schema(core_schema.int_schema()), core_schema.no_info_plain_validator_function(int)],
+        mode="left_to_right",
+    ),
+)
+_INTEGRAL_FLOAT = core_schema.no_info_after_validator_function(
+    _integral_float_to_int, core_schema.float_schema(allow_inf_nan=False)
+)
+
+
 @dataclass(frozen=True, slots=True)
 class _LenientInt:
     """Marker for an integer that may also arrive as a string of ASCII digits.
@@ -96,43 +123,21 @@ class _LenientInt:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         bounded = self.ge is not None or self.le is not None
+        digits = core_schema.str_schema(pattern=self.pattern, max_length=MAX_DIGIT_STRING_LENGTH)
         return lenient_scalar_schema(
-            native=core_schema.int_schema(strict=True),
-            pattern=self.pattern,
-            # The pattern has already rejected everything lax int parsing would also forgive
-            # (whitespace, '_', '+', '1.0', non-ASCII digits); what is left is plain conversion.
-            convert=core_schema.int_schema(strict=False),
-            max_length=MAX_DIGIT_STRING_LENGTH,
-            extra_forms=(
-                core_schema.no_info_after_validator_function(
-                    _integral_float_to_int, core_schema.float_schema(strict=True, allow_inf_nan=False)
-                ),
-            ),
+            forms={
+                int: core_schema.int_schema(),
+                # The pattern has already refused everything lax int parsing would also forgive
+                # (whitespace, '_', '+', '1.0', non-ASCII digits); what is left is plain conversion.
+                str: core_schema.chain_schema([digits, _DIGITS_TO_INT]),
+                float: _INTEGRAL_FLOAT,  # JSON's 100.0 and 1e20, which JSON Schema's "integer" admits
+                Decimal: python_function(_integral_decimal_to_int),  # exactly, never through a float
+            },
             bounds=core_schema.int_schema(strict=True, ge=self.ge, le=self.le) if bounded else None,
             error_type=ERROR_TYPE,
             message=_MESSAGES[self.pattern],
-            fallback=self._validate_exact_types,
             serialization="int",
         )
-
-    def _validate_exact_types(self, value: Any) -> int:
-        """The fast path's forms, by Python type alone (used under an explicit ``strict=``)."""
-        if isinstance(value, bool):
-            raise form_error(ERROR_TYPE, _MESSAGES[self.pattern])
-        if isinstance(value, int):
-            number = int(value)
-        elif isinstance(value, str):
-            if len(value) > MAX_DIGIT_STRING_LENGTH or not re.fullmatch(self.pattern, value):
-                raise form_error(ERROR_TYPE, _MESSAGES[self.pattern])
-            number = int(value)
-        elif isinstance(value, (float, Decimal)):  # pydantic-core's strict float also takes Decimal
-            as_float = float(value)
-            if not (math.isfinite(as_float) and as_float.is_integer()):
-                raise form_error(ERROR_TYPE, _MESSAGES[self.pattern])
-            number = int(as_float)
-        else:
-            raise form_error(ERROR_TYPE, _MESSAGES[self.pattern])
-        return number
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         added, annotations = user_bounds(handler, schema)
