@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
@@ -54,8 +55,9 @@ def _check_positive(name: str, value: int) -> None:
         raise ValueError(f"{name} must be a positive int, not {value!r}")
 
 
-def _depth_at_most(value: Any, limit: int) -> bool:
-    """Whether arrays and objects in ``value`` nest at most ``limit`` deep (iteratively: no recursion)."""
+def _first_problem(value: Any, limit: int) -> str | None:
+    """``"too deep"`` if arrays and objects in ``value`` nest deeper than ``limit``, ``"not finite"``
+    if it holds a NaN or an infinity (which JSON cannot write), else None. Iterative: no recursion."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()
@@ -64,11 +66,13 @@ def _depth_at_most(value: Any, limit: int) -> bool:
         elif isinstance(node, dict):
             children = node.values()
         else:
+            if isinstance(node, float) and not math.isfinite(node):
+                return "not finite"
             continue
         if depth > limit:
-            return False
+            return "too deep"
         stack.extend((child, depth + 1) for child in children)
-    return True
+    return None
 
 
 def _too_long(max_length: int) -> PydanticCustomError:
@@ -93,12 +97,14 @@ def _parse_json_text(text: str, max_length: int, max_depth: int, not_json: Pydan
         if "recursion limit" in str(error):  # jiter stops at about 200 levels, before any stack risk
             raise _too_deep(max_depth) from None
         raise not_json from None
+    except TypeError:  # a str that is not valid Unicode (a lone surrogate) cannot be UTF-8 encoded
+        raise not_json from None
     # Each level needs an opening and a closing bracket, so short text cannot be too deep; beyond
     # that, counting brackets is a fast upper bound, and the value is walked only when it fails.
     if (
         len(text) > 2 * max_depth
         and text.count("[") + text.count("{") > max_depth
-        and not _depth_at_most(parsed, max_depth)
+        and _first_problem(parsed, max_depth) == "too deep"
     ):
         raise _too_deep(max_depth)
     return parsed
@@ -313,11 +319,17 @@ class JsonTextOf:
                 return value
             if not isinstance(value, (list, dict)):
                 raise not_json
-            if not _depth_at_most(value, max_depth):
+            problem = _first_problem(value, max_depth)
+            if problem == "too deep":
                 raise _too_deep(max_depth)
+            if problem == "not finite":  # JSON has no NaN or Infinity: never write text we would refuse
+                raise PydanticCustomError(ERROR_TYPE, "JSON text cannot hold NaN or Infinity")
             if content is not None:
                 content.validate_python(value)
-            text = to_json(value).decode()
+            try:
+                text = to_json(value).decode()
+            except ValueError:  # a lone surrogate, or an object JSON cannot write
+                raise not_json from None
             if len(text) > max_length:
                 raise _too_long(max_length)
             return text
