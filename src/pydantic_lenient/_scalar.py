@@ -21,7 +21,6 @@ __all__ = (
     "MAX_DIGIT_STRING_LENGTH",
     "exact_conversion",
     "form_error",
-    "form_union",
     "lenient_scalar_schema",
     "python_function",
     "render_scalar",
@@ -52,21 +51,6 @@ def exact_conversion(lax: CoreSchema, exact: CoreSchema) -> CoreSchema:
     the caller passes no ``strict=``, else ``exact`` (a builtin such as ``int``, which ``strict=True``
     cannot refuse). For a string the pattern has checked, both give the same value."""
     return core_schema.lax_or_strict_schema(lax_schema=lax, strict_schema=exact, strict=False)
-
-
-def form_union(
-    choices: list[CoreSchema | tuple[CoreSchema, str]], error_type: str, message: str
-) -> core_schema.UnionSchema:
-    """Try each accepted form in order; a value no form takes gets one error of ``error_type``."""
-    union = core_schema.union_schema(
-        choices,
-        mode="left_to_right",
-        custom_error_type=error_type,
-        custom_error_message=message,
-    )
-    # Without this, ConfigDict(strict=True) would make the union force strictness on its choices.
-    union["strict"] = False
-    return union
 
 
 def lenient_scalar_schema(
