@@ -247,6 +247,8 @@ def _without_alternative_forms(schema: Schema) -> Schema:
             kept.append(branch)
         index += 1
     rest = {key: value for key, value in schema.items() if key != "anyOf"}
+    if len(kept) == len(members):
+        return schema  # nothing widened here: an anyOf of one branch keeps its own scope
     if (
         len(kept) == 1
         and isinstance(kept[0], dict)
