@@ -17,7 +17,7 @@ try:
     from referencing.exceptions import Unresolvable
 except ImportError as error:  # pragma: no cover - exercised only without the extras
     raise ImportError(
-        "this feature needs jsonschema and regress: pip install 'pydantic-lenient[repair]' (or [test])"
+        "this feature needs jsonschema and regress: pip install -e '.[repair]' from a clone (or [test])"
     ) from error
 
 __all__ = ("Draft", "Unresolvable", "Validator", "draft_of", "ecma_regex", "host_validator")

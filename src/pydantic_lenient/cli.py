@@ -353,7 +353,7 @@ def _fix(arguments: argparse.Namespace) -> int:
     try:
         from .fix import fix_file
     except ImportError as error:
-        raise CommandError(f"fix needs LibCST: pip install 'pydantic-lenient[codemod]' ({error})") from None
+        raise CommandError(f"fix needs LibCST: pip install -e '.[codemod]' from a clone ({error})") from None
     for path in arguments.paths:
         if not Path(path).is_file():
             raise CommandError(f"no such file: {path}")

@@ -45,7 +45,7 @@ from pydantic_core import from_json
 try:
     from mcp.types import CONNECTION_CLOSED, ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
 except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise ImportError("the proxy needs the official MCP SDK: pip install 'pydantic-lenient[proxy]'") from error
+    raise ImportError("the proxy needs the official MCP SDK: pip install -e '.[proxy]' from a clone") from error
 
 from .normalizer import NormalizationConflict, Normalizer
 from .repair import Repairer

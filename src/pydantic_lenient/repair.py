@@ -57,7 +57,7 @@ from ._walk import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS
 try:
     import jsonschema_rs
 except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise ImportError("repair needs jsonschema-rs and regress: pip install 'pydantic-lenient[repair]'") from error
+    raise ImportError("repair needs jsonschema-rs and regress: pip install -e '.[repair]' from a clone") from error
 
 __all__ = ("Draft", "Reason", "RepairResult", "Repairer", "repair_arguments")
 

@@ -6,7 +6,7 @@
 * `assert_passes_audit`: no field that a wrong-typed argument would break.
 
 Also available as the ``lenient`` pytest fixture (this package registers a pytest plugin).
-Needs the ``test`` extra (``pip install 'pydantic-lenient[test]'``): ``jsonschema`` and ``regress``.
+Needs the ``test`` extra (``pip install -e '.[test]' from a clone``): ``jsonschema`` and ``regress``.
 """
 
 from __future__ import annotations
