@@ -22,6 +22,7 @@ points at (``#/properties/a``) is left as it is.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, Union
 from urllib.parse import unquote
@@ -234,6 +235,45 @@ def _alternatives(location: frozenset[str] | None, here: frozenset[str]) -> list
     return forms
 
 
+def _spelling_only_listed_values(node: Mapping[str, Any], forms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """At an ``enum`` or ``const``, a number or boolean string form admits only the listed values'
+    spellings: a pattern for every number would let ``"0"`` match ``{"enum": [1]}`` on the host, where
+    repair's ``0`` does not (and inside ``oneOf`` would match two branches instead of one)."""
+    if "const" in node:
+        listed: list[Any] = [node["const"]]
+    elif isinstance(node.get("enum"), list):
+        listed = node["enum"]
+    else:
+        return forms
+    numbers = [value for value in listed if isinstance(value, (int, float)) and not isinstance(value, bool)]
+    spellings = sorted({_number_spelling(value) for value in numbers if math.isfinite(value)})
+    words = sorted({"true" if value else "false" for value in listed if isinstance(value, bool)})
+    kept: list[dict[str, Any]] = []
+    for form in forms:
+        if form.get("pattern") in (JSON_NUMBER, SIGNED_DIGITS):
+            if spellings:
+                kept.append({"type": "string", "enum": spellings})
+        elif form.get("pattern") == TRUE_OR_FALSE:
+            if words:
+                kept.append({"type": "string", "pattern": _any_case(words)})
+        else:
+            kept.append(form)
+    return kept
+
+
+def _number_spelling(value: float) -> str:
+    """How repair's reading of a number string gives back ``value``: ``"1"`` for 1 and 1.0."""
+    if isinstance(value, int) or value.is_integer():
+        return str(int(value))
+    return repr(value)
+
+
+def _any_case(words: list[str]) -> str:
+    """``^(?:[Tt][Rr][Uu][Ee])$``: the words in any ASCII letter case, as TRUE_OR_FALSE spells them."""
+    spelled = ("".join(f"[{letter.upper()}{letter}]" for letter in word) for word in words)
+    return "^(?:" + "|".join(spelled) + ")$"
+
+
 # Keywords at a node's own level that can refuse a string (its combinators are widened branch by branch).
 _REFUSES_STRINGS = frozenset(
     {"type", "enum", "const", "$ref", "pattern", "minLength", "maxLength", "not", "if", "then", "else"}
@@ -265,7 +305,12 @@ class _Widener:
                         pinned.add(id(target))
                         if isinstance(target, Mapping) and token in target:
                             target = target[token]
-                        elif isinstance(target, list) and token.isdecimal() and int(token) < len(target):
+                        elif (
+                            isinstance(target, list)
+                            and token.isascii()
+                            and token.isdecimal()
+                            and int(token) < len(target)
+                        ):
                             target = target[int(token)]
                         else:
                             break
@@ -290,6 +335,7 @@ class _Widener:
             raise _TooComplex
         self.reader._spend()
         forms = _alternatives(location, self.reader.types(node)) if not _REFUSES_STRINGS.isdisjoint(node) else []
+        forms = _spelling_only_listed_values(node, forms)
         wrapped = bool(forms) and id(node) not in self.pinned
         inner_location = None if wrapped else location
         result: dict[str, Any] = {}
