@@ -413,3 +413,55 @@ def test_any_arguments_text_is_an_answer_or_one_line(text: str) -> None:
         if code == 2:
             assert len(stderr.strip().splitlines()) == 1, stderr
             assert stderr.startswith("pydantic-lenient")
+
+
+def test_suggest_prints_suggestions_and_writes_the_rules_file(tmp_path: Path) -> None:
+    from pydantic_lenient.normalizer import Normalizer
+    from pydantic_lenient.outcomes import FieldFailure, OutcomeRecorder
+
+    recorder = OutcomeRecorder(tmp_path / "logs", flush_every=3600)
+    for _ in range(3):
+        recorder.record(
+            "edit_file",
+            "refused",
+            1.0,
+            failures=(
+                FieldFailure("old_str", "unknown_parameter", "unknown parameter `old_str`"),
+                FieldFailure("old_text", "missing", "missing parameter `old_text`"),
+                FieldFailure("dry_run", "bool_type", "boolean text"),
+            ),
+        )
+    recorder.close()
+    rules_file = tmp_path / "suggested.json"
+    completed = run("suggest", str(tmp_path / "logs"), "--rules-out", str(rules_file))
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith('rule: rule {"id": "edit_file-old_str"')
+    assert "3 calls sent `old_str`" in lines[0]
+    normalizer = Normalizer.from_file(rules_file)
+    assert normalizer.apply("edit_file", {"old_str": "a", "dry_run": "TRUE"}).arguments == {
+        "old_text": "a",
+        "dry_run": True,
+    }
+    quiet = run("suggest", str(tmp_path / "logs"), "--min-count", "4")
+    assert (quiet.returncode, quiet.stdout) == (0, "")
+    assert "no suggestions" in quiet.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["suggest", "no-such-dir"], "not a directory"),
+        (["suggest", "LOGS", "--min-count", "0"], "at least 1"),
+        (["suggest", "LOGS", "--min-count", "٣"], "at least 1"),
+        (["dashboard", "LOGS", "--port", "70000"], "port number"),
+        (["suggest", "LOGS"], "outcomes.json"),
+    ],
+)
+def test_suggest_and_dashboard_bad_input_is_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    (tmp_path / "outcomes.json").write_text("[1, 2", encoding="utf-8")
+    completed = run(*(str(tmp_path) if arg == "LOGS" else arg for arg in args))
+    assert completed.returncode == 2
+    assert message in completed.stderr
+    assert len([line for line in completed.stderr.splitlines() if "error" in line]) == 1

@@ -6,6 +6,8 @@
     pydantic-lenient repair --schema SCHEMA.json [--tool NAME] ARGUMENTS_JSON
     pydantic-lenient fix PATH... [--diff]
     pydantic-lenient proxy [--style STYLE] [--rules RULES.json] [--log-dir DIR] -- COMMAND [ARGS...]
+    pydantic-lenient suggest LOG_DIR [--rules-out FILE] [--min-count N]
+    pydantic-lenient dashboard LOG_DIR [--host HOST] [--port PORT] [--html FILE] [--min-count N]
 
 Also runs as ``python -m pydantic_lenient``. Exit codes: 0 ok, 1 a check or repair failed, 2 bad
 usage or input. Every failure is one line on stderr naming its cause, never a traceback.
@@ -23,6 +25,7 @@ import importlib
 import importlib.util
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -372,6 +375,60 @@ def _fix(arguments: argparse.Namespace) -> int:
     return 0
 
 
+def _suggest(arguments: argparse.Namespace) -> int:
+    from .outcomes import LogDirError, load_outcomes, rules_document, suggest
+
+    try:
+        suggestions = suggest(load_outcomes(arguments.log_dir), min_count=arguments.min_count)
+    except LogDirError as error:
+        raise CommandError(str(error)) from None
+    if not suggestions:
+        print(f"no suggestions: no pattern has {arguments.min_count} refusals yet", file=sys.stderr)
+    for suggestion in suggestions:
+        print(f"{suggestion.kind}: {suggestion}")
+    if arguments.rules_out is not None:
+        _write(json.dumps(rules_document(suggestions), indent=2, ensure_ascii=False) + "\n", arguments.rules_out)
+    return 0
+
+
+def _dashboard(arguments: argparse.Namespace) -> int:
+    from .dashboard import dashboard_data, make_server, render_html
+    from .outcomes import LogDirError
+
+    try:
+        if arguments.html is not None:
+            _write(render_html(dashboard_data(arguments.log_dir, min_count=arguments.min_count)), arguments.html)
+            return 0
+        dashboard_data(arguments.log_dir)  # a bad directory is an error now, not a broken page later
+    except LogDirError as error:
+        raise CommandError(str(error)) from None
+    try:
+        server = make_server(arguments.log_dir, host=arguments.host, port=arguments.port, min_count=arguments.min_count)
+    except OSError as error:
+        raise CommandError(f"cannot listen on {arguments.host}:{arguments.port}: {error.strerror}") from None
+    host, port = server.server_address[:2]
+    print(f"dashboard for {arguments.log_dir} on http://{host!s}:{port}/ (Ctrl-C stops it)", file=sys.stderr)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+def _min_count(text: str) -> int:
+    if not re.fullmatch("[0-9]{1,9}", text) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
+def _port(text: str) -> int:
+    if not re.fullmatch("[0-9]{1,5}", text) or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, not {text!r}")
+    return int(text)
+
+
 def format_stats(stats: dict[str, Any]) -> str:
     """A normalizer stats file as readable tables."""
     processed, normalized = stats.get("total_processed", 0), stats.get("total_normalized", 0)
@@ -504,6 +561,31 @@ def _parser() -> argparse.ArgumentParser:
         "--ping-timeout", type=float, default=30.0, metavar="SECONDS", help="an unanswered ping after this: hung"
     )
     proxy.add_argument("upstream", nargs="+", metavar="COMMAND", help="the upstream server's command, after --")
+    suggest = _command(
+        commands,
+        "suggest",
+        help="print the rules and annotation changes that recorded failures suggest",
+        description="Print the normalizer rules and annotation changes that the error patterns saved in "
+        "LOG_DIR (by a log_dir= on the MCP adapters, or an OutcomeRecorder) support, each with its evidence.",
+        run=_suggest,
+    )
+    suggest.add_argument("log_dir", metavar="LOG_DIR")
+    suggest.add_argument("--rules-out", metavar="FILE", help="also write the suggested rules as a rules file")
+    suggest.add_argument("--min-count", type=_min_count, default=3, metavar="N", help="refusals needed (default 3)")
+
+    dashboard = _command(
+        commands,
+        "dashboard",
+        help="serve a web page over a log directory, or write it as one file",
+        description="Serve the Normalizer and Error Patterns views of LOG_DIR on 127.0.0.1, read live, "
+        "or write them as one self-contained file with --html.",
+        run=_dashboard,
+    )
+    dashboard.add_argument("log_dir", metavar="LOG_DIR")
+    dashboard.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    dashboard.add_argument("--port", type=_port, default=8765, help="port to listen on (default 8765; 0 picks one)")
+    dashboard.add_argument("--html", metavar="FILE", help="write the page as one self-contained file and exit")
+    dashboard.add_argument("--min-count", type=_min_count, default=3, metavar="N", help="refusals per suggestion")
     return parser
 
 
