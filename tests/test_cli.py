@@ -437,7 +437,7 @@ def test_suggest_prints_suggestions_and_writes_the_rules_file(tmp_path: Path) ->
     assert completed.returncode == 0, completed.stderr
     lines = completed.stdout.splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith('rule: rule {"id": "edit_file-old_str"')
+    assert lines[0].startswith('rule {"id": "edit_file-old_str"')
     assert "3 calls sent `old_str`" in lines[0]
     normalizer = Normalizer.from_file(rules_file)
     assert normalizer.apply("edit_file", {"old_str": "a", "dry_run": "TRUE"}).arguments == {

@@ -385,7 +385,7 @@ def _suggest(arguments: argparse.Namespace) -> int:
     if not suggestions:
         print(f"no suggestions: no pattern has {arguments.min_count} refusals yet", file=sys.stderr)
     for suggestion in suggestions:
-        print(f"{suggestion.kind}: {suggestion}")
+        print(suggestion)
     if arguments.rules_out is not None:
         _write(json.dumps(rules_document(suggestions), indent=2, ensure_ascii=False) + "\n", arguments.rules_out)
     return 0

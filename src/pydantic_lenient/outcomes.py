@@ -830,6 +830,7 @@ def suggest(stats: OutcomeStats, *, min_count: int = 3) -> list[Suggestion]:
         suggestions.append(Suggestion("rule", alias.tool, alias.unknown, alias.count, reason, rule=rule))
 
     coercions: dict[tuple[str, str, str, str], int] = {}
+    shapes: dict[tuple[str, str, str, str], set[str]] = {}
     refused_lenient: dict[tuple[str, str], int] = {}
     for pattern in stats.patterns:
         if pattern.shape in _LENIENT_TAKES:
@@ -841,7 +842,9 @@ def suggest(stats: OutcomeStats, *, min_count: int = 3) -> list[Suggestion]:
             if pattern.shape == shape and pattern.error_type in error_types:
                 key = (pattern.tool, pattern.param, rule_type, target)
                 coercions[key] = coercions.get(key, 0) + pattern.count
-    for (tool, param, rule_type, target), count in sorted(coercions.items(), key=lambda item: (-item[1], item[0])):
+                shapes.setdefault(key, set()).add(shape)
+    for key, count in sorted(coercions.items(), key=lambda item: (-item[1], item[0])):
+        tool, param, rule_type, target = key
         if count < min_count:
             continue
         rule = {
@@ -851,8 +854,7 @@ def suggest(stats: OutcomeStats, *, min_count: int = 3) -> list[Suggestion]:
             "from": param,
             "coerce_to": target,
         }
-        what = "JSON text" if rule_type == "json_accept_both" else f"text for {target}"
-        reason = f"{count} calls refused for {what} in `{param}`"
+        reason = f"{count} calls refused {' or '.join(sorted(shapes[key]))} in `{param}`"
         suggestions.append(Suggestion("rule", tool, param, count, reason, rule=rule))
 
     for annotation in stats.annotations:
