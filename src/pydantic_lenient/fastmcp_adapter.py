@@ -12,6 +12,9 @@
   (feeding the normalizer's stats); a conflict is a tool error the model can read. Only calls to
   tools the server has are normalized; each is registered with the normalizer
   (`Normalizer.register_tools`), so its calls are counted under its name.
+* With a ``log_dir`` (or an `OutcomeRecorder` as ``recorder``), every ``tools/call`` is recorded:
+  ok, refused by validation (each field's error type and value shape), or failed in the tool, with
+  its duration and the normalizations applied (`pydantic_lenient.outcomes`).
 
 FastMCP validates arguments against the function itself, with no pre-parsing, so lenient
 parameters need nothing more: they stay lenient even under ``strict_input_validation=True``.
@@ -20,17 +23,23 @@ Needs the ``fastmcp`` extra.
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import mcp.types as mt
 from fastmcp.exceptions import ToolError
+from fastmcp.exceptions import ValidationError as FastMCPValidationError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import Tool, ToolResult
 from fastmcp.tools.function_parsing import ParsedFunction
+from pydantic import ValidationError
 
+from .catalog import model_from_function
 from .lenient import lenient_tool
 from .normalizer import NormalizationConflict, Normalizer
+from .outcomes import NORMALIZATION_CONFLICT, OutcomeRecorder, adapter_recorder
 from .schema_styles import Style, input_schema
 from .targets import Target
 
@@ -65,17 +74,24 @@ class LenientMiddleware(Middleware):
         style: Style = "type-array",
         lenient_parameters: bool = False,
         target: Target = "mcp",
+        log_dir: str | os.PathLike[str] | None = None,
+        recorder: OutcomeRecorder | None = None,
     ) -> None:
+        """``log_dir`` records every call there (an `OutcomeRecorder` with the ``normalizer``,
+        saving every 30 s and at exit); pass your own ``recorder`` instead for other settings."""
         self.normalizer = normalizer
         self.style: Style = style
         self.lenient_parameters = lenient_parameters
         self.target: Target = target
+        self.recorder = adapter_recorder(recorder, log_dir, normalizer)
+        self._described: set[str] = set()
 
     async def on_call_tool(
         self,
         context: MiddlewareContext[mt.CallToolRequestParams],
         call_next: CallNext[mt.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
+        started = time.perf_counter()
         params = context.message
         # Calls to names the server does not have are left alone: FastMCP refuses them.
         tool = (
@@ -84,14 +100,55 @@ class LenientMiddleware(Middleware):
         if tool is not None and self.lenient_parameters:
             _make_parameters_lenient(tool)
         if tool is not None and self.normalizer is not None:
+        norms: tuple[str, ...] = ()
+        if self.lenient_parameters:
+            server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
+            tool = await server.get_tool(params.name) if server is not None else None
+            if tool is not None:
+                _make_parameters_lenient(tool)
+        if self.normalizer is not None and await _server_has_tool(context, params.name):
             self.normalizer.register_tools([params.name])  # its calls are counted under its name
             try:
                 result = self.normalizer.apply(params.name, params.arguments or {})
             except NormalizationConflict as error:
+                if self.recorder is not None:
+                    self.recorder.record(params.name, "refused", _since(started), failures=(NORMALIZATION_CONFLICT,))
                 raise ToolError(str(error)) from None
             if result.applied:
+                norms = tuple(entry["rule_id"] for entry in result.applied)
                 context = context.copy(message=params.model_copy(update={"arguments": result.arguments}))
-        return await call_next(context)
+        if self.recorder is None:
+            return await call_next(context)
+        if params.name not in self._described:
+            await self._describe(context, params.name)
+        try:
+            response = await call_next(context)
+        except BaseException as error:
+            arguments = context.message.arguments
+            refusal = _validation_error(error)
+            if refusal is not None:
+                failures = self.recorder.field_failures(refusal, arguments)
+                self.recorder.record(params.name, "refused", _since(started), failures=failures, norms=norms)
+            elif isinstance(error, FastMCPValidationError):
+                self.recorder.record(params.name, "refused", _since(started), norms=norms)
+            else:
+                self.recorder.record(params.name, "error", _since(started), norms=norms)
+            raise
+        self.recorder.record(params.name, "ok", _since(started), norms=norms)
+        return response
+
+    async def _describe(self, context: MiddlewareContext[Any], name: str) -> None:
+        """Tell the recorder the tool's parameters, once, for annotation suggestions."""
+        assert self.recorder is not None
+        server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
+        tool = await server.get_tool(name) if server is not None else None
+        if tool is None:
+            return  # an unknown name: not remembered, so names sent by clients cannot pile up here
+        self._described.add(name)
+        function = getattr(tool, "fn", None)
+        if function is not None:
+            model = model_from_function(function, keep=tool.parameters.get("properties", {}))
+            self.recorder.describe_tool(name, model)
 
     async def on_list_tools(
         self,
@@ -109,6 +166,21 @@ async def _server_tool(context: MiddlewareContext[Any], name: str) -> Tool | Non
     """The server's tool called ``name`` (one it would run), or None."""
     server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
     return await server.get_tool(name) if server is not None else None
+
+
+def _validation_error(error: BaseException) -> ValidationError | None:
+    """The pydantic error behind a refusal: FastMCP raises it, or its own error caused by it."""
+    for _ in range(5):  # a short chain: FastMCP wraps once
+        if isinstance(error, ValidationError):
+            return error
+        if error.__cause__ is None:
+            return None
+        error = error.__cause__
+    return None
+
+
+def _since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
 
 
 def _make_parameters_lenient(tool: Tool) -> None:

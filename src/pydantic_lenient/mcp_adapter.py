@@ -21,15 +21,20 @@
   validates them (feeding the normalizer's stats); a conflict is a tool error the model can read.
   Only calls to the server's tools are normalized, and each tool is registered with the normalizer
   (`Normalizer.register_tools`), so its calls are counted under its name.
+* With a ``log_dir`` (or an `OutcomeRecorder` as ``recorder``), every ``tools/call`` is recorded:
+  ok, refused by validation (each field's error type and value shape), or failed in the tool, with
+  its duration and the normalizations applied (`pydantic_lenient.outcomes`).
 
 The SDK's public hooks carry all of it: server middleware, the ``Tool.fn_metadata`` field and its
 ``FuncMetadata.pre_parse_json`` method. The one private name, the server's tool manager, is read in
-`_registered_tools` and `_has_tool` only. Needs the ``mcp`` extra.
+`_registered_tools` and `_tool` only. Needs the ``mcp`` extra.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import time
 import types
 import typing
 from typing import Annotated, Any
@@ -46,6 +51,7 @@ from ._annotations import is_lenient, split_annotated
 from .json_values import AcceptJsonText, JsonText
 from .lenient import lenient_model
 from .normalizer import NormalizationConflict, Normalizer
+from .outcomes import NORMALIZATION_CONFLICT, FieldFailure, OutcomeRecorder, Status, adapter_recorder
 from .schema_styles import Style, input_schema
 from .targets import Target
 
@@ -61,6 +67,8 @@ def make_lenient(
     style: Style = "type-array",
     lenient_parameters: bool = False,
     target: Target = "mcp",
+    log_dir: str | os.PathLike[str] | None = None,
+    recorder: OutcomeRecorder | None = None,
 ) -> MCPServer:
     """Make ``server``'s tools lenient end to end (see the module docs); returns the server.
 
@@ -89,6 +97,16 @@ def make_lenient(
     """
     middleware = LenientServerMiddleware(
         server, normalizer=normalizer, style=style, lenient_parameters=lenient_parameters, target=target
+
+    ``log_dir`` records every call there (an `OutcomeRecorder` with the ``normalizer``, saving
+    every 30 s and at exit); pass your own ``recorder`` instead for other settings.
+    """
+    middleware = LenientServerMiddleware(
+        server,
+        normalizer=normalizer,
+        style=style,
+        lenient_parameters=lenient_parameters,
+        recorder=adapter_recorder(recorder, log_dir, normalizer),
     )
     server.middleware.append(middleware)
     middleware.patch_tools()
@@ -101,8 +119,8 @@ def _registered_tools(server: MCPServer) -> list[Tool]:
     return server._tool_manager.list_tools()
 
 
-def _has_tool(server: MCPServer, name: str) -> bool:
-    return server._tool_manager.get_tool(name) is not None
+def _tool(server: MCPServer, name: str) -> Tool | None:
+    return server._tool_manager.get_tool(name)
 
 
 class LenientServerMiddleware:
@@ -115,6 +133,8 @@ class LenientServerMiddleware:
     >>> type(server.middleware[-1]).__name__
     'LenientServerMiddleware'
     """
+    message, normalizes ``tools/call`` arguments when it has a normalizer, and records each call's
+    outcome when it has a recorder."""
 
     def __init__(
         self,
@@ -124,8 +144,10 @@ class LenientServerMiddleware:
         style: Style = "type-array",
         lenient_parameters: bool = False,
         target: Target = "mcp",
+        recorder: OutcomeRecorder | None = None,
     ):
         self.server = server
+        self.recorder = recorder
         self.normalizer = normalizer
         self.style: Style = style
         self.lenient_parameters = lenient_parameters
@@ -143,20 +165,75 @@ class LenientServerMiddleware:
             tool.fn_metadata = metadata
             if self.normalizer is not None:
                 self.normalizer.register_tools([tool.name])  # its calls are counted under its name
+            if self.recorder is not None:
+                self.recorder.describe_tool(tool.name, metadata.arg_model)
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method in ("tools/list", "tools/call"):
             self.patch_tools()
-        if ctx.method == "tools/call" and self.normalizer is not None and isinstance(ctx.params, dict):
-            name, arguments = ctx.params.get("name"), ctx.params.get("arguments")
-            # Only calls to tools the server has: the SDK refuses the others, and they count nowhere.
-            if isinstance(name, str) and isinstance(arguments, dict) and _has_tool(self.server, name):
-                try:
-                    normalized = self.normalizer.apply(name, arguments).arguments
-                except NormalizationConflict as error:
-                    return CallToolResult(content=[TextContent(type="text", text=str(error))], is_error=True)
-                ctx = dataclasses.replace(ctx, params={**ctx.params, "arguments": normalized})
-        return await call_next(ctx)
+        if ctx.method != "tools/call" or not isinstance(ctx.params, dict):
+            return await call_next(ctx)
+        name, arguments = ctx.params.get("name"), ctx.params.get("arguments")
+        arguments = {} if arguments is None else arguments  # a call may leave out its arguments
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            return await call_next(ctx)
+        started = time.perf_counter()
+        norms: tuple[str, ...] = ()
+        # Only calls to tools the server has are normalized: the SDK refuses the others.
+        if self.normalizer is not None and _tool(self.server, name) is not None:
+            try:
+                result = self.normalizer.apply(name, arguments)
+            except NormalizationConflict as error:
+                self._record(name, started, "refused", (NORMALIZATION_CONFLICT,), norms)
+                return CallToolResult(content=[TextContent(type="text", text=str(error))], is_error=True)
+            if result.applied:
+                arguments = result.arguments
+                norms = tuple(entry["rule_id"] for entry in result.applied)
+                ctx = dataclasses.replace(ctx, params={**ctx.params, "arguments": arguments})
+        if self.recorder is None:
+            return await call_next(ctx)
+        try:
+            response = await call_next(ctx)
+        except BaseException:
+            self._record(name, started, "error", (), norms)
+            raise
+        if _is_error(response):
+            status, failures = self._diagnose(name, arguments)
+            self._record(name, started, status, failures, norms)
+        else:
+            self.recorder.record(name, "ok", (time.perf_counter() - started) * 1000, norms=norms)
+        return response
+
+    def _record(
+        self, name: str, started: float, status: Status, failures: tuple[FieldFailure, ...], norms: tuple[str, ...]
+    ) -> None:
+        if self.recorder is not None:
+            duration_ms = (time.perf_counter() - started) * 1000
+            self.recorder.record(name, status, duration_ms, failures=failures, norms=norms)
+
+    def _diagnose(self, name: str, arguments: dict[str, Any]) -> tuple[Status, tuple[FieldFailure, ...]]:
+        """Why a call came back as an error: its arguments are validated again, as the SDK did
+        (only failed calls pay for this), to tell a refusal from a failure in the tool."""
+        assert self.recorder is not None
+        tool = _tool(self.server, name)
+        if tool is None:
+            return "error", ()
+        try:
+            tool.fn_metadata.validate_arguments(arguments)
+        except ValidationError as error:
+            fields = tool.fn_metadata.arg_model.model_fields
+            known = set(fields) | {info.alias for info in fields.values() if info.alias}
+            return "refused", self.recorder.field_failures(error, arguments, known=known)
+        except Exception:
+            return "error", ()
+        return "error", ()
+
+
+def _is_error(response: HandlerResult) -> bool:
+    """Whether a ``tools/call`` result is a tool error (the SDK hands middleware its result dict)."""
+    if isinstance(response, dict):
+        return response.get("isError") is True
+    return getattr(response, "is_error", False) is True
 
 
 class LenientFuncMetadata(FuncMetadata):

@@ -46,6 +46,7 @@ from .audit import audit
 from .auditlog import DEFAULT_BACKUPS, DEFAULT_MAX_BYTES, AuditLog
 
 __all__ = (
+    "NORMALIZATION_CONFLICT",
     "STATUSES",
     "AliasEvidence",
     "CallOutcome",
@@ -61,6 +62,7 @@ __all__ = (
     "Status",
     "Suggestion",
     "ToolCalls",
+    "adapter_recorder",
     "field_failures",
     "load_outcomes",
     "rules_document",
@@ -201,6 +203,11 @@ def _param_path(location: Sequence[int | str]) -> str:
     return path or "(arguments)"
 
 
+# What pydantic's validate_call (FastMCP validates arguments with it) calls a model's "missing" and
+# "extra_forbidden", so that both SDKs' refusals form the same patterns.
+_CALL_ERROR_TYPES = {"missing_argument": "missing", "unexpected_keyword_argument": "extra_forbidden"}
+
+
 def field_failures(
     error: ValidationError,
     arguments: Mapping[str, Any] | None = None,
@@ -217,6 +224,7 @@ def field_failures(
     failures: dict[tuple[str, str], FieldFailure] = {}
     for detail in error.errors(include_url=False, include_context=False):
         param, error_type = _clean(_param_path(detail["loc"])), detail["type"]
+        error_type = _CALL_ERROR_TYPES.get(error_type, error_type)
         if error_type == "missing":
             shape, sample = f"missing parameter `{param}`", None
         elif error_type == "extra_forbidden":
@@ -700,6 +708,22 @@ class OutcomeRecorder:
             self.normalizer.restore_stats(path)
         except (OSError, ValueError) as error:
             raise LogDirError(f"{path}: cannot be restored: {error}; it was left as it is") from None
+
+
+# An alias whose two names both arrived with different values: the adapters refuse such a call
+# before validation, and record it as this.
+NORMALIZATION_CONFLICT = FieldFailure("(arguments)", "normalization_conflict", "two names for one parameter")
+
+
+def adapter_recorder(
+    recorder: OutcomeRecorder | None, log_dir: str | os.PathLike[str] | None, normalizer: Any = None
+) -> OutcomeRecorder | None:
+    """The recorder an adapter's ``recorder=`` / ``log_dir=`` options ask for (one or neither)."""
+    if recorder is not None and log_dir is not None:
+        raise ValueError("give log_dir or recorder, not both")
+    if log_dir is not None:
+        return OutcomeRecorder(log_dir, normalizer=normalizer)
+    return recorder
 
 
 def _feed(sink: OutcomeSink, outcomes: list[CallOutcome]) -> None:

@@ -1,0 +1,169 @@
+"""Both MCP adapters record every call's outcome: in process, through each SDK's own client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+
+from pydantic_lenient import Normalizer
+from pydantic_lenient.auditlog import read_audit_log
+from pydantic_lenient.outcomes import OutcomeRecorder, OutcomeStats, load_outcomes, rules_document, suggest
+from tests.sdks import require
+
+
+def search(folder: str, limit: Optional[int] = None, dry_run: bool = False) -> dict[str, Any]:
+    """Search a folder."""
+    return {"folder": folder, "limit": limit, "dry_run": dry_run}
+
+
+def edit_file(path: str, old_text: str) -> dict[str, Any]:
+    """Edit a file."""
+    return {"path": path, "old_text": old_text}
+
+
+def explode(path: str) -> str:
+    """A tool that fails in its body."""
+    raise ValueError(f"cannot open {path}")
+
+
+TOOLS = (search, edit_file, explode)
+Calls = list[tuple[str, dict[str, Any]]]
+
+
+async def _official(calls: Calls, options: dict[str, Any]) -> list[bool]:
+    mcp = require("mcp")
+    from pydantic_lenient.mcp_adapter import make_lenient
+
+    server = require("mcp.server.mcpserver").MCPServer("recorded")
+    for tool in TOOLS:
+        server.tool()(tool)
+    make_lenient(server, **options)
+    async with mcp.Client(server) as client:
+        return [bool((await client.call_tool(name, arguments)).is_error) for name, arguments in calls]
+
+
+async def _fastmcp(calls: Calls, options: dict[str, Any]) -> list[bool]:
+    fastmcp = require("fastmcp")
+    from pydantic_lenient.fastmcp_adapter import LenientMiddleware
+
+    server = fastmcp.FastMCP("recorded", middleware=[LenientMiddleware(**options)], strict_input_validation=True)
+    for tool in TOOLS:
+        server.tool(tool)
+    async with fastmcp.Client(server) as client:
+        return [(await client.call_tool(name, arguments, raise_on_error=False)).is_error for name, arguments in calls]
+
+
+SDKS = [pytest.param(_official, id="official-sdk"), pytest.param(_fastmcp, id="fastmcp")]
+
+
+def serve(sdk: Any, calls: Calls, **options: Any) -> list[bool]:
+    return list(asyncio.run(sdk(calls, options)))
+
+
+def recorded(sdk: Any, calls: Calls, log_dir: Path, **options: Any) -> tuple[list[bool], OutcomeStats]:
+    recorder = OutcomeRecorder(log_dir, flush_every=3600, normalizer=options.get("normalizer"))
+    errors = serve(sdk, calls, recorder=recorder, **options)
+    recorder.close()
+    return errors, load_outcomes(log_dir)
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_ok_refused_and_failed_calls_are_told_apart(sdk: Any, tmp_path: Path) -> None:
+    calls: Calls = [
+        ("search", {"folder": "Dev", "limit": 5}),
+        ("search", {"folder": "Dev", "limit": "many"}),
+        ("edit_file", {"path": "a", "old_str": "x"}),
+        ("explode", {"path": "a"}),
+    ]
+    errors, stats = recorded(sdk, calls, tmp_path)
+    assert errors == [False, True, True, True]
+    counts = {tool.tool: (tool.ok, tool.refused, tool.error) for tool in stats.tools}
+    assert counts == {"search": (1, 1, 0), "edit_file": (0, 1, 0), "explode": (0, 0, 1)}
+    assert all(tool.duration_ms > 0 for tool in stats.tools)
+    patterns = {(p.tool, p.param, p.shape) for p in stats.patterns}
+    assert patterns == {
+        ("search", "limit", "string"),
+        ("edit_file", "old_text", "missing parameter `old_text`"),
+        ("edit_file", "old_str", "unknown parameter `old_str`"),
+    }
+    [alias] = stats.aliases
+    assert (alias.unknown, alias.missing) == ("old_str", "old_text")
+    entries = read_audit_log(tmp_path)
+    assert [(entry.tool, entry.status) for entry in entries] == [
+        ("search", "ok"),
+        ("search", "refused"),
+        ("edit_file", "refused"),
+        ("explode", "error"),
+    ]
+    assert "many" not in (tmp_path / "audit.jsonl").read_text(encoding="utf-8")  # shapes, never values
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_normalizations_are_recorded_with_the_call(sdk: Any, tmp_path: Path) -> None:
+    rules = [{"id": "edit-old_str", "tools": ["edit_file"], "type": "param_alias", "from": "old_str", "to": "old_text"}]
+    normalizer = Normalizer.from_json(json.dumps(rules))
+    errors, stats = recorded(sdk, [("edit_file", {"path": "a", "old_str": "x"})], tmp_path, normalizer=normalizer)
+    assert errors == [False]
+    assert [(entry.status, entry.norms) for entry in read_audit_log(tmp_path)] == [("ok", ["edit-old_str"])]
+    assert (stats.normalizer or {})["total_normalized"] == 1
+    assert json.loads((tmp_path / "normalizer_stats.json").read_text(encoding="utf-8"))["total_normalized"] == 1
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_an_alias_conflict_is_recorded_as_refused(sdk: Any, tmp_path: Path) -> None:
+    rules = [{"id": "edit-old_str", "tools": ["edit_file"], "type": "param_alias", "from": "old_str", "to": "old_text"}]
+    normalizer = Normalizer.from_json(json.dumps(rules))
+    call = ("edit_file", {"path": "a", "old_str": "x", "old_text": "y"})
+    errors, stats = recorded(sdk, [call], tmp_path, normalizer=normalizer)
+    assert errors == [True]
+    assert [(p.error_type, p.count) for p in stats.patterns] == [("normalization_conflict", 1)]
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_suggestions_from_real_calls_fix_those_calls(sdk: Any, tmp_path: Path) -> None:
+    calls: Calls = [("edit_file", {"path": "a", "old_str": "x"})] * 3 + [
+        ("search", {"folder": "D", "dry_run": "TRUE"})
+    ] * 3
+    errors, stats = recorded(sdk, calls, tmp_path)
+    # The official SDK's lax validation takes "TRUE" for a bool; FastMCP's strict one refuses it.
+    assert errors == [True] * 3 + [sdk is _fastmcp] * 3
+    suggestions = suggest(stats)
+    assert {suggestion.rule["type"] for suggestion in suggestions if suggestion.rule} >= {"param_alias"}
+    fixed = Normalizer.from_json(json.dumps(rules_document(suggestions)))
+    assert serve(sdk, calls, normalizer=fixed) == [False] * len(calls)
+
+
+def test_fastmcp_strict_digit_strings_suggest_the_lenient_annotation(tmp_path: Path) -> None:
+    errors, stats = recorded(_fastmcp, [("search", {"folder": "D", "limit": "100"})] * 3, tmp_path)
+    assert errors == [True] * 3
+    [annotation] = [s for s in suggest(stats) if s.kind == "annotation"]
+    assert (annotation.param, annotation.annotation, annotation.replacement) == (
+        "limit",
+        "Optional[int]",
+        "Optional[LenientInt]",
+    )
+    [rule] = [s.rule for s in suggest(stats) if s.rule]
+    assert (rule["type"], rule["coerce_to"]) == ("type_coerce", "int")
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_a_log_dir_that_refuses_writes_never_breaks_a_call(sdk: Any, tmp_path: Path) -> None:
+    log_dir = tmp_path / "logs"
+    log_dir.write_text("a file where the directory should be", encoding="utf-8")
+    recorder = OutcomeRecorder(log_dir, flush_every=0.01, save_every=0.01)
+    assert serve(sdk, [("search", {"folder": "Dev"})] * 3, recorder=recorder) == [False] * 3
+    log_dir.unlink()
+    recorder.close()
+    assert load_outcomes(log_dir).tools[0].ok == 3  # nothing lost once the disk takes it again
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_log_dir_option(sdk: Any, tmp_path: Path) -> None:
+    assert serve(sdk, [("search", {"folder": "Dev"})], log_dir=tmp_path) == [False]
+    # The recorder saves every 30 s and at exit; the audit line is flushed within a second.
+    with pytest.raises(ValueError, match="not both"):
+        serve(sdk, [], log_dir=tmp_path, recorder=OutcomeRecorder())
