@@ -40,8 +40,9 @@ from typing import Annotated, Any, Literal, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import from_json
 
-from ._logdir import NORMALIZER_STATS_FILE, OUTCOMES_FILE, LogDirError, iso_time, write_atomically
+from ._logdir import NORMALIZER_STATS_FILE, OUTCOMES_FILE, LogDirError
 from ._scalar import JSON_NUMBER_TEXT
+from ._stats import timestamp, write_json_atomically
 from .audit import audit
 from .auditlog import DEFAULT_BACKUPS, DEFAULT_MAX_BYTES, AuditLog
 
@@ -587,7 +588,7 @@ class OutcomeRecorder:
             raise ValueError("the recorder has no log_dir to save to")
         stats = self.snapshot()
         try:
-            write_atomically(self.log_dir / OUTCOMES_FILE, stats.model_dump_json(indent=1).encode("utf-8"))
+            write_json_atomically(self.log_dir / OUTCOMES_FILE, stats.model_dump(mode="json"))
             if self.normalizer is not None:
                 self.normalizer.save(self.log_dir / NORMALIZER_STATS_FILE)
         except OSError as error:
@@ -749,7 +750,7 @@ def _audit_line(outcome: CallOutcome) -> str:
             error["sample"] = failure.sample
         errors.append(error)
     entry = {
-        "ts": iso_time(outcome.ts),
+        "ts": timestamp(outcome.ts),
         "tool": _clean(outcome.tool),
         "status": outcome.status,
         "duration_ms": round(outcome.duration_ms, 3) if math.isfinite(outcome.duration_ms) else 0.0,
