@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 OUTCOMES_FILE = "outcomes.json"
 NORMALIZER_STATS_FILE = "normalizer_stats.json"
 AUDIT_FILE = "audit.jsonl"
@@ -12,3 +14,10 @@ class LogDirError(ValueError):
 
     Nothing is written over such a file: fix or move it, and nothing saved is lost.
     """
+
+
+def first_problem(error: ValidationError) -> str:
+    """The first error of a file's validation, as ``where: what``, for a one-line message."""
+    detail = error.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in detail["loc"])
+    return f"{where}: {detail['msg']}" if where else detail["msg"]

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ._logdir import AUDIT_FILE, LogDirError
+from ._logdir import AUDIT_FILE, LogDirError, first_problem
 
 __all__ = ("AUDIT_FILE", "AuditEntry", "AuditError", "AuditLog", "LogDirError", "read_audit_log")
 
@@ -130,9 +130,6 @@ def _entry(path: Path, text: bytes) -> AuditEntry:
     try:
         return AuditEntry.model_validate_json(text)
     except ValidationError as error:
-        detail = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in detail["loc"])
         raise LogDirError(
-            f"{path}: a line is not an audit entry ({where + ': ' if where else ''}{detail['msg']}): "
-            f"{text[:80].decode('utf-8', 'replace')!r}"
+            f"{path}: a line is not an audit entry ({first_problem(error)}): {text[:80].decode('utf-8', 'replace')!r}"
         ) from None

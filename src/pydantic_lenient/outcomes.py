@@ -40,7 +40,7 @@ from typing import Annotated, Any, Literal, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import from_json
 
-from ._logdir import NORMALIZER_STATS_FILE, OUTCOMES_FILE, LogDirError
+from ._logdir import NORMALIZER_STATS_FILE, OUTCOMES_FILE, LogDirError, first_problem
 from ._scalar import JSON_NUMBER_TEXT
 from ._stats import timestamp, write_json_atomically
 from .audit import audit
@@ -351,11 +351,7 @@ def load_outcomes(log_dir: str | os.PathLike[str]) -> OutcomeStats:
     try:
         return OutcomeStats.model_validate_json(data)
     except ValidationError as error:
-        detail = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in detail["loc"])
-        raise LogDirError(
-            f"{path}: not a saved outcomes file ({where + ': ' if where else ''}{detail['msg']}); it was left as it is"
-        ) from None
+        raise LogDirError(f"{path}: not a saved outcomes file ({first_problem(error)}); it was left as it is") from None
 
 
 # --- The recorder ----------------------------------------------------------------------------
