@@ -167,3 +167,12 @@ def test_log_dir_option(sdk: Any, tmp_path: Path) -> None:
     # The recorder saves every 30 s and at exit; the audit line is flushed within a second.
     with pytest.raises(ValueError, match="not both"):
         serve(sdk, [], log_dir=tmp_path, recorder=OutcomeRecorder())
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_unknown_tools_and_calls_without_arguments_are_recorded(sdk: Any, tmp_path: Path) -> None:
+    errors, stats = recorded(sdk, [("no_such_tool", {}), ("explode", {})], tmp_path)
+    assert errors == [True, True]
+    counts = {tool.tool: (tool.ok, tool.refused, tool.error) for tool in stats.tools}
+    assert counts == {"no_such_tool": (0, 0, 1), "explode": (0, 1, 0)}
+    assert [(p.param, p.error_type) for p in stats.patterns] == [("path", "missing")]
