@@ -510,8 +510,11 @@ class OutcomeRecorder:
         return field_failures(error, arguments, known=known, sample_chars=self.sample_chars)
 
     def describe_tool(self, tool: str, input_model: type[BaseModel]) -> None:
-        """Note which of a tool's parameters the strictness audit would change, for suggestions."""
+        """Note which of a tool's parameters the strictness audit would change, and to what (the
+        library's mapping to lenient forms, as `pydantic_lenient.lenient` applies it), for suggestions."""
         for finding in audit([(tool, input_model)]):
+            if not finding.suggestion:
+                continue  # a field the mapping leaves as it is, with its reason
             param = finding.path.removeprefix(f"{tool}.")
             annotation = FieldAnnotation(
                 tool=_clean(tool), param=_clean(param), annotation=finding.annotation, suggestion=finding.suggestion
