@@ -34,8 +34,7 @@ def test_all_lists_every_public_name() -> None:
 
 
 # Modules that need an optional extra, and the package that extra brings.
-NEEDS_EXTRA = {"mcp_adapter": "mcp", "fastmcp_adapter": "fastmcp", "proxy": "mcp"}
-NEEDS_EXTRA = {"mcp_adapter": "mcp", "fastmcp_adapter": "fastmcp", "otel": "opentelemetry"}
+NEEDS_EXTRA = {"mcp_adapter": "mcp", "fastmcp_adapter": "fastmcp", "proxy": "mcp", "otel": "opentelemetry"}
 
 
 PUBLIC_MODULES = sorted(

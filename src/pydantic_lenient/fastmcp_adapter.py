@@ -79,12 +79,12 @@ class LenientMiddleware(Middleware):
     ) -> None:
         """``log_dir`` records every call there (an `OutcomeRecorder` with the ``normalizer``,
         saving every 30 s and at exit); pass your own ``recorder`` instead for other settings."""
+        self.recorder = adapter_recorder(recorder, log_dir, normalizer)
+        self._described: set[str] = set()
         self.normalizer = normalizer
         self.style: Style = style
         self.lenient_parameters = lenient_parameters
         self.target: Target = target
-        self.recorder = adapter_recorder(recorder, log_dir, normalizer)
-        self._described: set[str] = set()
 
     async def on_call_tool(
         self,
@@ -93,6 +93,7 @@ class LenientMiddleware(Middleware):
     ) -> ToolResult:
         started = time.perf_counter()
         params = context.message
+        norms: tuple[str, ...] = ()
         # Calls to names the server does not have are left alone: FastMCP refuses them.
         tool = (
             await _server_tool(context, params.name) if self.lenient_parameters or self.normalizer is not None else None
@@ -100,13 +101,6 @@ class LenientMiddleware(Middleware):
         if tool is not None and self.lenient_parameters:
             _make_parameters_lenient(tool)
         if tool is not None and self.normalizer is not None:
-        norms: tuple[str, ...] = ()
-        if self.lenient_parameters:
-            server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
-            tool = await server.get_tool(params.name) if server is not None else None
-            if tool is not None:
-                _make_parameters_lenient(tool)
-        if self.normalizer is not None and await _server_has_tool(context, params.name):
             self.normalizer.register_tools([params.name])  # its calls are counted under its name
             try:
                 result = self.normalizer.apply(params.name, params.arguments or {})

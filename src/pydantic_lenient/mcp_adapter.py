@@ -76,7 +76,9 @@ def make_lenient(
     (`pydantic_lenient.lenient_model` of the argument model the SDK built), tools registered later
     included: ``int`` parameters take ``"100"`` without editing a single annotation.
     ``target`` (`pydantic_lenient.targets`) is the shape ``tools/list`` advertises: ``"mcp"``, or
-    ``"mcp-draft-07"`` for hosts that validate with draft-07.
+    ``"mcp-draft-07"`` for hosts that validate with draft-07. ``log_dir`` records every call there
+    (an `OutcomeRecorder` with the ``normalizer``, saving every 30 s and at exit); pass your own
+    ``recorder`` instead for other settings.
 
     >>> import asyncio
     >>> from mcp import Client
@@ -96,16 +98,11 @@ def make_lenient(
     ({'type': ['integer', 'string'], 'pattern': '^-?[0-9]+$', 'default': 10, 'title': 'Limit'}, '5 from Dev')
     """
     middleware = LenientServerMiddleware(
-        server, normalizer=normalizer, style=style, lenient_parameters=lenient_parameters, target=target
-
-    ``log_dir`` records every call there (an `OutcomeRecorder` with the ``normalizer``, saving
-    every 30 s and at exit); pass your own ``recorder`` instead for other settings.
-    """
-    middleware = LenientServerMiddleware(
         server,
         normalizer=normalizer,
         style=style,
         lenient_parameters=lenient_parameters,
+        target=target,
         recorder=adapter_recorder(recorder, log_dir, normalizer),
     )
     server.middleware.append(middleware)
@@ -133,8 +130,6 @@ class LenientServerMiddleware:
     >>> type(server.middleware[-1]).__name__
     'LenientServerMiddleware'
     """
-    message, normalizes ``tools/call`` arguments when it has a normalizer, and records each call's
-    outcome when it has a recorder."""
 
     def __init__(
         self,
