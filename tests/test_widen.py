@@ -510,3 +510,10 @@ def test_an_enum_or_const_admits_only_its_own_values_spellings() -> None:
         for value in ({"r": ["1"]}, {"flag": "false"}, {"size": "3"}):
             assert not proxy_result(schema, value).valid
             assert not host_accepts(widened, value), (style, value)
+
+
+def test_an_enum_of_an_integer_past_the_digit_limit_widens_without_it() -> None:
+    """Only Python hands over such a value (JSON parsers refuse it); it has no string to admit."""
+    schema = {"type": "object", "properties": {"e": {"enum": [10**5000, 2]}}}
+    widened = widen_schema(schema)
+    assert {"type": "string", "enum": ["2"]} in widened["properties"]["e"]["anyOf"]

@@ -246,7 +246,8 @@ def _spelling_only_listed_values(node: Mapping[str, Any], forms: list[dict[str, 
     else:
         return forms
     numbers = [value for value in listed if isinstance(value, (int, float)) and not isinstance(value, bool)]
-    spellings = sorted({_number_spelling(value) for value in numbers if math.isfinite(value)})
+    spelled = (_number_spelling(value) for value in numbers)
+    spellings = sorted({spelling for spelling in spelled if spelling is not None})
     words = sorted({"true" if value else "false" for value in listed if isinstance(value, bool)})
     kept: list[dict[str, Any]] = []
     for form in forms:
@@ -261,10 +262,17 @@ def _spelling_only_listed_values(node: Mapping[str, Any], forms: list[dict[str, 
     return kept
 
 
-def _number_spelling(value: float) -> str:
-    """How repair's reading of a number string gives back ``value``: ``"1"`` for 1 and 1.0."""
+def _number_spelling(value: float) -> str | None:
+    """How repair's reading of a number string gives back ``value``: ``"1"`` for 1 and 1.0; None
+    for what no string repair reads can reach (NaN, infinities, an integer past Python's 4,300
+    digits)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     if isinstance(value, int) or value.is_integer():
-        return str(int(value))
+        try:
+            return str(int(value))
+        except ValueError:
+            return None
     return repr(value)
 
 
