@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import logging
 import time
@@ -125,6 +126,23 @@ def test_saved_stats_load_back_even_with_awkward_values(tmp_path: Path) -> None:
     assert load_stats(path) == json.loads(json.dumps(normalizer.stats()))
     assert load_stats(path)["recent_normalizations"][0]["applied"][0]["dropped"] == "\ud800 lone"
     assert [item.name for item in tmp_path.iterdir()] == ["stats.json"]
+
+
+@pytest.mark.parametrize(
+    "dropped",
+    [float("nan"), float("inf"), b"bytes", datetime.date(2026, 1, 1), {1: "int key"}, [object()]],
+    ids=["nan", "infinity", "bytes", "date", "int-key", "object-in-list"],
+)
+def test_a_dropped_value_json_cannot_hold_never_stops_a_save(tmp_path: Path, dropped: Any) -> None:
+    # A Python caller (or a JSON parser that reads NaN) can send anything; the save must still work.
+    normalizer = Normalizer([ALIAS], on_conflict="keep_target")
+    result = normalizer.apply("t", {"old_str": dropped, "old_text": "kept"})
+    assert result.applied[0]["dropped"] is dropped  # the caller still sees the value itself
+    saved = load_stats(normalizer.save(tmp_path / "stats.json"))
+    entry = saved["recent_normalizations"][0]["applied"][0]
+    assert "dropped" not in entry
+    assert entry["note"].startswith("conflict: kept old_text, dropped old_str=")
+    assert saved["total_normalized"] == 1
 
 
 def test_write_json_atomically_leaves_the_old_file_when_it_fails(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ __all__ = (
     "RuleError",
     "RuleType",
     "applier_for",
+    "json_value_problem",
     "load_json_exactly",
     "same_json_value",
     "short_repr",
@@ -183,7 +184,7 @@ class Rule:
             raise RuleError(f"{name}: coerce_to must be one of {targets}, not {short_repr(self.coerce_to)}")
         if "array_path" in given and not (type(self.array_path) is str and _ARRAY_PATH.fullmatch(self.array_path)):
             raise RuleError(f"{name}: bad array_path {short_repr(self.array_path)}; write [] or field.sub[]")
-        if "value" in given and (problem := _json_value_problem(self.value)) is not None:
+        if "value" in given and (problem := json_value_problem(self.value)) is not None:
             raise RuleError(f"{name}: value {problem}")
         if (meaningless := kind.meaningless(self)) is not None:
             raise RuleError(f"{name}: {meaningless}")
@@ -246,7 +247,7 @@ def _is_name(value: Any) -> bool:
     return type(value) is str and value != ""
 
 
-def _json_value_problem(value: Any) -> str | None:
+def json_value_problem(value: Any) -> str | None:
     """Why ``value`` is not a JSON value a rule can hold (None when it is one), without recursion."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:

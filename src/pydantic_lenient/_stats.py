@@ -26,7 +26,7 @@ from typing import Annotated, Any, NamedTuple
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import NotRequired, TypedDict  # pydantic needs this TypedDict before 3.12
 
-from ._rules import Change
+from ._rules import Change, json_value_problem
 
 __all__ = (
     "FOLD_EVERY",
@@ -296,6 +296,14 @@ class CallCounter:
 def _recent_entry(call: RecentEntry | CallEvent) -> RecentEntry:
     """A fresh ``recent_normalizations`` entry, for a call counted now or one restored from a file."""
     if isinstance(call, CallEvent):
-        applied: list[Any] = [change.as_dict() for change in call.changes]
+        applied: list[Any] = [_writable(change.as_dict()) for change in call.changes]
         return {"ts": timestamp(call.time), "tool": call.tool, "applied": applied}
     return {**call, "applied": [{**entry} for entry in call["applied"]]}
+
+
+def _writable(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` without a ``dropped`` value JSON cannot hold (NaN, bytes, a date from a Python
+    caller): its ``note`` still shows it, and the stats file stays writable."""
+    if "dropped" in entry and json_value_problem(entry["dropped"]) is not None:
+        del entry["dropped"]
+    return entry
