@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ConfigDict, TypeAdapter, ValidationError, create_model
+from pydantic_core import SchemaValidator, core_schema
 
 import pydantic_lenient as pl
 from tests.contract import SCALAR_TYPES
@@ -217,3 +218,26 @@ def test_pydantics_json_parser_refuses_integers_of_more_than_4300_digits() -> No
     with pytest.raises(ValidationError):
         adapter.validate_json(b"1" + b"0" * 4300)
     assert adapter.validate_json(b"9" * 4300) == int("9" * 4300)
+
+
+def test_pydantic_core_lets_an_explicit_strict_false_reach_every_native_check() -> None:
+    """Why the scalars dispatch on ``type(value)`` (a callable discriminator) rather than on a native
+    union of strict schemas behind ``lax_or_strict``, which would be about 15 ns per field faster
+    (`benchmarks/bench_dispatch.py`). Pinned, so a pydantic-core that changes this is noticed.
+
+    Under ``strict=False`` at validation time every native check turns lax, and inside a smart union
+    ``lax_or_strict`` still tries its strict branch first, in lax mode: a strict ``int`` there takes
+    ``True`` as 1. No native schema tells ``True`` from ``1`` in lax mode.
+    """
+    strict_int = core_schema.int_schema(strict=True)
+    assert SchemaValidator(strict_int).validate_python(True, strict=False) == 1
+    routed = core_schema.lax_or_strict_schema(
+        lax_schema=core_schema.none_schema(), strict_schema=strict_int, strict=True
+    )
+    in_a_union = SchemaValidator(core_schema.union_schema([routed, core_schema.str_schema()]))
+    assert in_a_union.validate_python(True, strict=False) == 1  # the strict branch, run lax
+    with pytest.raises(ValidationError):
+        SchemaValidator(routed).validate_python(True, strict=False)  # alone: the lax branch
+    # The lenient types keep their verdict in the same place.
+    with pytest.raises(ValidationError):
+        TypeAdapter(Union[pl.LenientInt, str]).validate_python(True, strict=False)
