@@ -13,6 +13,7 @@ schema can tell apart:
 | a key in another case convention | the declared name | ``renamed_key`` | (2) |
 
 (1) An integer-only location takes only integral values: ``"3.0"`` becomes 3, ``"5.5"`` stays.
+Digits with leading zeros are read as `LenientInt` reads them: ``"007"`` becomes 7.
 (2) ``thought_number``, ``thought-number`` or ``ThoughtNumber`` for the declared ``thoughtNumber``:
 the key is not declared and no ``patternProperties`` matches it, exactly one declared property is
 the same name after case and separator folding, and that one was not sent.
@@ -70,7 +71,7 @@ _NONE: frozenset[str] = frozenset()
 _EXPANDED = {name: frozenset({name}) for name in _ALL} | {"number": frozenset({"number", "integer"})}
 _JSON_WHITESPACE = " \t\n\r"
 _JSON_NUMBER = re.compile(JSON_NUMBER_TEXT)
-_JSON_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_INTEGER_TEXT = re.compile(r"-?[0-9]+")
 _MAX_INTEGER_BITS = int(MAX_DIGIT_STRING_LENGTH * 3.32)  # an integer with about this many digits or fewer
 _MISSING: Any = object()
 _MEMO_LIMIT = 50_000  # cached nodes per Repairer; past it, work is recomputed rather than stored
@@ -879,12 +880,16 @@ class Repairer:
 
     def _number(self, text: str, types: frozenset[str]) -> Any:
         trimmed = text.strip(_JSON_WHITESPACE)  # JSON allows whitespace around a number, and only that
-        if len(trimmed) > MAX_DIGIT_STRING_LENGTH or not _JSON_NUMBER.fullmatch(trimmed):
+        if len(trimmed) > MAX_DIGIT_STRING_LENGTH:
             return _MISSING
-        number: int | float = int(trimmed) if _JSON_INTEGER.fullmatch(trimmed) else float(trimmed)
-        if isinstance(number, float) and not math.isfinite(number):
+        if _INTEGER_TEXT.fullmatch(trimmed):  # leading zeros too: "007" is 7, as LenientInt reads it
+            return int(trimmed)
+        if not _JSON_NUMBER.fullmatch(trimmed):
             return _MISSING
-        if "number" in types or isinstance(number, int):
+        number = float(trimmed)
+        if not math.isfinite(number):
+            return _MISSING
+        if "number" in types:
             return number
         return int(number) if number.is_integer() else _MISSING  # "5.5" stays, so the model sees its error
 
