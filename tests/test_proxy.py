@@ -304,11 +304,204 @@ def test_rules_and_stats_in_the_log_dir(everything: list[str], tmp_path: Path) -
             return _text(await session.call_tool("get-sum", {"first": "2", "b": "3"}))
 
     assert run(exercise()) == (False, ["The sum of 2 and 3 is 5."])
-    normalizer_stats = json.loads((log_dir / "normalizer-stats.json").read_text())
+    normalizer_stats = json.loads((log_dir / "normalizer_stats.json").read_text())
     assert normalizer_stats["by_rule"]["sum-first"]["hits"] == 1
     repairs = json.loads((log_dir / "repair-stats.json").read_text())
     assert repairs["by_tool"]["get-sum"] == {"calls": 1, "repaired": 1, "invalid": 0}
     assert sorted(repair["path"] for repair in repairs["recent_repairs"][0]["repairs"]) == ["/a", "/b"]
+
+
+# ---- outcomes: every tools/call recorded in the log dir
+
+
+def _audit(log_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (log_dir / "audit.jsonl").read_text().splitlines()]
+
+
+def _outcomes(log_dir: Path) -> dict[str, Any]:
+    return json.loads((log_dir / "outcomes.json").read_text())
+
+
+def _patterns(outcomes: dict[str, Any]) -> set[tuple[str, str, str, str, int]]:
+    return {
+        (pattern["tool"], pattern["param"], pattern["error_type"], pattern["shape"], pattern["count"])
+        for pattern in outcomes["patterns"]
+    }
+
+
+def test_every_call_is_recorded_with_its_outcome(everything: list[str], tmp_path: Path) -> None:
+    """ok (with the rules and repairs applied), refused by validation (field, error type, value
+    shape, never the value), and a misnamed parameter as an unknown and a missing name; the audit
+    log holds one line per call, and outcomes.json is saved when the proxy stops."""
+    from pydantic_lenient.outcomes import load_outcomes, suggest
+
+    rules = tmp_path / "rules.json"
+    rules.write_text(
+        json.dumps([{"id": "sum-first", "tools": ["get-sum"], "type": "param_alias", "from": "first", "to": "a"}])
+    )
+    log_dir = tmp_path / "logs"
+
+    async def exercise() -> list[tuple[bool, list[str]]]:
+        async with connected(proxied(everything, "--rules", str(rules), "--log-dir", str(log_dir))) as session:
+            await session.list_tools()
+            return [
+                _text(await session.call_tool("get-sum", {"first": "2", "b": "3"})),
+                _text(await session.call_tool("get-sum", {"a": "s3cret-value", "b": 2})),
+                _text(await session.call_tool("echo", {"text": "hello"})),
+            ]
+
+    summed, refused, misnamed = run(exercise())
+    assert summed == (False, ["The sum of 2 and 3 is 5."])
+    assert refused[0]
+    assert misnamed[0]
+    lines = _audit(log_dir)
+    assert [(line["tool"], line["status"]) for line in lines] == [
+        ("get-sum", "ok"),
+        ("get-sum", "refused"),
+        ("echo", "refused"),
+    ]
+    assert lines[0]["norms"] == ["sum-first", "repair:string_to_number"]
+    assert lines[0]["errors"] == []
+    assert all(line["duration_ms"] > 0 for line in lines)
+    assert lines[1]["errors"] == [{"param": "a", "type": "float_type", "shape": "string"}]
+    assert lines[1]["norms"] == []  # a call still invalid goes upstream as it was sent
+    assert sorted(lines[2]["errors"], key=lambda error: error["param"]) == [
+        {"param": "message", "type": "missing", "shape": "missing parameter `message`"},
+        {"param": "text", "type": "unknown_parameter", "shape": "unknown parameter `text`"},
+    ]
+    outcomes = _outcomes(log_dir)  # only the save at exit wrote it: the proxy saves every minute
+    assert {(tools["tool"], tools["ok"], tools["refused"], tools["error"]) for tools in outcomes["tools"]} == {
+        ("get-sum", 1, 1, 0),
+        ("echo", 0, 1, 0),
+    }
+    assert _patterns(outcomes) == {
+        ("get-sum", "a", "float_type", "string", 1),
+        ("echo", "message", "missing", "missing parameter `message`", 1),
+        ("echo", "text", "unknown_parameter", "unknown parameter `text`", 1),
+    }
+    assert [(alias["unknown"], alias["missing"]) for alias in outcomes["aliases"]] == [("text", "message")]
+    assert outcomes["normalizer"]["by_rule"]["sum-first"]["hits"] == 1
+    rule = suggest(load_outcomes(log_dir), min_count=1)[0].rule
+    assert rule is not None
+    assert (rule["type"], rule["from"], rule["to"]) == ("param_alias", "text", "message")
+    for path in log_dir.iterdir():  # raw values are never stored
+        assert "s3cret" not in path.read_text(), path.name
+        assert "hello" not in path.read_text(), path.name
+
+
+_LISTS_TOOLS = """
+import json, sys
+TOOLS = [{"name": "count", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}},
+          "required": ["n"]}},
+         {"name": "broken", "inputSchema": {"type": "object"}},
+         {"name": "gone", "inputSchema": {"type": "object"}}]
+for line in sys.stdin:
+    message = json.loads(line)
+    method, request_id = message.get("method"), message.get("id")
+    if request_id is None:
+        continue
+    reply = {"jsonrpc": "2.0", "id": request_id}
+    if method == "initialize":
+        reply["result"] = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                           "serverInfo": {"name": "tiny", "version": "1"}}
+    elif method == "tools/list":
+        reply["result"] = {"tools": TOOLS}
+    elif method == "tools/call":
+        name, arguments = message["params"]["name"], message["params"].get("arguments", {})
+        if name == "count" and type(arguments.get("n")) is int:
+            reply["result"] = {"content": [{"type": "text", "text": str(arguments["n"])}]}
+        elif name == "gone":
+            reply["error"] = {"code": -32603, "message": "internal error"}
+        else:  # a refusal, or a failure in the tool: the same isError either way
+            reply["result"] = {"content": [{"type": "text", "text": "no"}], "isError": True}
+    else:
+        reply["result"] = {}
+    print(json.dumps(reply), flush=True)
+"""
+
+
+def test_upstream_errors_are_failures_in_the_tool_and_counts_survive_a_restart(tmp_path: Path) -> None:
+    upstream = _python_upstream(tmp_path, _LISTS_TOOLS)
+    log_dir = tmp_path / "logs"
+
+    async def exercise() -> list[bool]:
+        async with connected(proxied(upstream, "--log-dir", str(log_dir), "--sample-chars", "3")) as session:
+            await session.list_tools()
+            results = [
+                (await session.call_tool("count", {"n": "5"})).is_error,
+                (await session.call_tool("count", {"n": "five"})).is_error,
+                (await session.call_tool("broken", {})).is_error,
+            ]
+            with pytest.raises(MCPError):
+                await session.call_tool("gone", {})
+            return [bool(result) for result in results]
+
+    assert run(exercise()) == [False, True, True]
+    lines = _audit(log_dir)
+    assert [(line["tool"], line["status"], line["norms"]) for line in lines] == [
+        ("count", "ok", ["repair:string_to_number"]),
+        ("count", "refused", []),
+        ("broken", "error", []),  # isError for arguments the schema takes: a failure in the tool
+        ("gone", "error", []),  # a JSON-RPC error
+    ]
+    assert lines[1]["errors"] == [{"param": "n", "type": "int_type", "shape": "string", "sample": "fiv…"}]
+    assert run(exercise()) == [False, True, True]  # a second proxy adds to what the first saved
+    tools = {tools["tool"]: (tools["ok"], tools["refused"], tools["error"]) for tools in _outcomes(log_dir)["tools"]}
+    assert tools == {"count": (2, 2, 0), "broken": (0, 0, 2), "gone": (0, 0, 2)}
+    assert _patterns(_outcomes(log_dir)) == {("count", "n", "int_type", "string", 2)}
+    assert len(_audit(log_dir)) == 8
+
+
+def test_a_call_the_upstream_never_answers_is_recorded_as_an_error(tmp_path: Path) -> None:
+    upstream = _upstream(tmp_path, "os._exit(3)")
+    log_dir = tmp_path / "logs"
+
+    async def exercise() -> None:
+        async with connected(proxied(upstream, "--log-dir", str(log_dir))) as session:
+            with pytest.raises(MCPError):
+                await session.call_tool("anything", {"a": 1})
+
+    run(exercise())
+    assert [(line["tool"], line["status"]) for line in _audit(log_dir)] == [("anything", "error")]
+    assert _outcomes(log_dir)["tools"][0]["error"] == 1
+
+
+def test_a_log_dir_that_cannot_be_written_never_breaks_a_call(tmp_path: Path) -> None:
+    """The log dir is a file here (root writes to a read-only directory anyway): every write fails."""
+    upstream = _python_upstream(tmp_path, _LISTS_TOOLS)
+    log_dir = tmp_path / "not-a-directory"
+    log_dir.write_text("taken")
+    command = [sys.executable, "-m", "pydantic_lenient", "proxy", "--log-dir", str(log_dir), "--", *upstream]
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "count", "arguments": {"n": 7}}},
+    ]
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_environment()
+    ) as proxy:
+        lines = "".join(json.dumps(request) + "\n" for request in requests).encode()
+        try:
+            output, errors = proxy.communicate(lines, timeout=HANG_GUARD)
+        finally:
+            proxy.kill()
+    replies = [json.loads(line) for line in output.decode().splitlines()]
+    assert replies[-1] == {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "7"}]}}
+    assert proxy.returncode == 0
+    assert b"cannot save the outcome stats" in errors
+    assert log_dir.read_text() == "taken"
+
+
+def test_the_command_refuses_a_corrupt_outcomes_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from pydantic_lenient.cli import main
+
+    (tmp_path / "outcomes.json").write_text('{"format": "pydantic-lenient-outcomes", "tools": 5}')
+    assert main(["proxy", "--log-dir", str(tmp_path), "--", "true"]) == 2
+    error = capsys.readouterr().err
+    assert f"{tmp_path / 'outcomes.json'}: not a saved outcomes file" in error
+    assert (tmp_path / "outcomes.json").read_text() == '{"format": "pydantic-lenient-outcomes", "tools": 5}'
+    assert main(["proxy", "--sample-chars", "5", "--", "true"]) == 2
+    assert "--sample-chars needs --log-dir" in capsys.readouterr().err
 
 
 # ---- faults, with tiny Python upstreams

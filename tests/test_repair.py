@@ -363,3 +363,31 @@ def test_suite_valid_instances_are_never_changed_and_nothing_crashes(group: dict
             assert result.arguments == test["data"], test["description"]
             assert result.repairs == []
         assert result.valid == validator.is_valid(result.arguments)
+
+
+def test_error_details_name_errors_as_pydantic_does() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string"},
+            "limit": {"type": "integer", "minimum": 1},
+            "dry_run": {"type": ["boolean", "null"]},
+            "ids": {"type": "array", "items": {"type": "integer"}},
+            "either": {"type": ["integer", "string"]},
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    }
+    sent = {"limit": 0, "dry_run": "yes", "ids": [1, "two"], "either": None, "old_query": "x", "q": "y"}
+    details = {(detail["type"], detail["loc"]) for detail in Repairer(schema).error_details(sent)}
+    assert details == {
+        ("minimum", ("limit",)),
+        ("bool_type", ("dry_run",)),
+        ("int_type", ("ids", 1)),
+        ("type", ("either",)),  # two types it could have been: no one pydantic name
+        ("extra_forbidden", ("old_query",)),
+        ("extra_forbidden", ("q",)),
+        ("missing", ("query",)),
+    }
+    assert Repairer(schema).error_details({"query": "x"}) == []
+    assert Repairer({"type": "object", "properties": {"a": {"$ref": "#/nowhere"}}}).error_details({"a": 1}) == []

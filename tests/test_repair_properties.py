@@ -152,3 +152,20 @@ def test_any_schema_any_arguments(schema: Any, sent: dict[str, Any]) -> None:
     again = repairer.repair(result.arguments)
     assert again.arguments == result.arguments
     assert again.repairs == []
+
+
+@settings(max_examples=200)
+@given(schema=documents, sent=arguments)
+def test_error_details_describe_only_invalid_arguments(schema: Any, sent: dict[str, Any]) -> None:
+    """What the proxy records for a refused call: pydantic-shaped details, none for valid arguments,
+    never more than max_reasons, and each at a location inside the arguments (or a name they lack)."""
+    repairer = Repairer(schema, max_reasons=5)
+    details = repairer.error_details(sent)
+    if repairer.is_valid(sent):
+        assert details == []
+    assert len(details) <= 5
+    for detail in details:
+        assert isinstance(detail["type"], str)
+        assert detail["type"]
+        assert isinstance(detail["msg"], str)
+        assert all(isinstance(part, (str, int)) for part in detail["loc"])

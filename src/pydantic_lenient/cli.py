@@ -5,7 +5,7 @@
     pydantic-lenient stats STATS.json
     pydantic-lenient repair --schema SCHEMA.json [--tool NAME] ARGUMENTS_JSON
     pydantic-lenient fix PATH... [--diff]
-    pydantic-lenient proxy [--style STYLE] [--rules RULES.json] [--log-dir DIR] -- COMMAND [ARGS...]
+    pydantic-lenient proxy [--style STYLE] [--rules RULES.json] [--log-dir DIR [--sample-chars N]] -- COMMAND [ARGS...]
     pydantic-lenient suggest LOG_DIR [--rules-out FILE] [--min-count N]
     pydantic-lenient dashboard LOG_DIR [--host HOST] [--port PORT] [--html FILE] [--min-count N]
 
@@ -312,6 +312,7 @@ def _one_line(text: str) -> str:
 
 
 def _proxy(arguments: argparse.Namespace) -> int:
+    from ._logdir import LogDirError
     from .normalizer import Normalizer, RuleError
 
     try:
@@ -323,14 +324,20 @@ def _proxy(arguments: argparse.Namespace) -> int:
     for name in ("ping_interval", "ping_timeout"):
         if not getattr(arguments, name) > 0:
             raise CommandError(f"--{name.replace('_', '-')} must be a positive number of seconds")
-    return run_proxy(
-        arguments.upstream,
-        style=arguments.style,
-        normalizer=normalizer,
-        log_dir=arguments.log_dir,
-        ping_interval=arguments.ping_interval,
-        ping_timeout=arguments.ping_timeout,
-    )
+    if arguments.sample_chars < 0 or (arguments.sample_chars and arguments.log_dir is None):
+        raise CommandError("--sample-chars needs --log-dir and a number of characters, 0 or more")
+    try:
+        return run_proxy(
+            arguments.upstream,
+            style=arguments.style,
+            normalizer=normalizer,
+            log_dir=arguments.log_dir,
+            sample_chars=arguments.sample_chars,
+            ping_interval=arguments.ping_interval,
+            ping_timeout=arguments.ping_timeout,
+        )
+    except LogDirError as error:  # a corrupt outcomes file, found before the upstream starts
+        raise CommandError(str(error)) from None
 
 
 def _schema_for(document: Any, tool: str | None, source: str) -> Any:
@@ -553,7 +560,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     proxy.add_argument("--style", choices=STYLES, default="type-array", help="how widened schemas are written")
     proxy.add_argument("--rules", metavar="RULES.json", help="normalizer rules applied to each call first")
-    proxy.add_argument("--log-dir", metavar="DIR", help="save repair counts and normalizer stats here")
+    proxy.add_argument(
+        "--log-dir",
+        metavar="DIR",
+        help="record every call here (audit log, outcomes), with repair and normalizer stats",
+    )
+    proxy.add_argument(
+        "--sample-chars",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --log-dir, keep N characters of each refused value (default: no value is kept)",
+    )
     proxy.add_argument(
         "--ping-interval", type=float, default=30.0, metavar="SECONDS", help="ping a busy upstream this often"
     )

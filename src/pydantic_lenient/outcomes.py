@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic_core import from_json
+from pydantic_core import ErrorDetails, from_json
 
 from ._logdir import NORMALIZER_STATS_FILE, OUTCOMES_FILE, LogDirError, first_problem
 from ._scalar import JSON_NUMBER_TEXT
@@ -210,7 +210,7 @@ _CALL_ERROR_TYPES = {"missing_argument": "missing", "unexpected_keyword_argument
 
 
 def field_failures(
-    error: ValidationError,
+    error: ValidationError | Iterable[ErrorDetails],
     arguments: Mapping[str, Any] | None = None,
     *,
     known: Collection[str] = (),
@@ -218,12 +218,14 @@ def field_failures(
 ) -> tuple[FieldFailure, ...]:
     """The refused fields of a call, one per parameter and error type.
 
-    With ``known`` (the tool's parameter names), argument names outside it are reported as
-    ``unknown_parameter`` too: the SDKs ignore extra arguments, but an unknown name next to a
-    missing one is how a misnamed parameter shows.
+    ``error`` is pydantic's, or error details in its shape from elsewhere (a JSON Schema
+    validator's: `pydantic_lenient.repair.Repairer.error_details`). With ``known`` (the tool's
+    parameter names), argument names outside it are reported as ``unknown_parameter`` too: the SDKs
+    ignore extra arguments, but an unknown name next to a missing one is how a misnamed parameter shows.
     """
     failures: dict[tuple[str, str], FieldFailure] = {}
-    for detail in error.errors(include_url=False, include_context=False):
+    details = error.errors(include_url=False, include_context=False) if isinstance(error, ValidationError) else error
+    for detail in details:
         param, error_type = _clean(_param_path(detail["loc"])), detail["type"]
         error_type = _CALL_ERROR_TYPES.get(error_type, error_type)
         if error_type == "missing":
@@ -504,7 +506,11 @@ class OutcomeRecorder:
             self.flush()
 
     def field_failures(
-        self, error: ValidationError, arguments: Mapping[str, Any] | None = None, *, known: Collection[str] = ()
+        self,
+        error: ValidationError | Iterable[ErrorDetails],
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        known: Collection[str] = (),
     ) -> tuple[FieldFailure, ...]:
         """`field_failures` with this recorder's ``sample_chars``."""
         return field_failures(error, arguments, known=known, sample_chars=self.sample_chars)

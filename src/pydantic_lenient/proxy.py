@@ -15,6 +15,13 @@ resources, prompts, completions, logging, progress, cancellation, list-changed n
 server-to-client requests such as sampling, elicitation and roots, with their replies. The proxy is
 not an MCP session of its own, so it cannot drop or rewrite what it does not know.
 
+Outcomes: with a ``log_dir`` (or an `OutcomeRecorder` as ``recorder``), every ``tools/call`` is
+recorded as the MCP adapters record it (`pydantic_lenient.outcomes`): ok; refused by validation,
+when the upstream answers with an error a call the proxy found invalid against the tool's schema
+(each field's error type and value shape, from the validator's errors); or an error in the tool,
+for any other error the upstream (or the proxy, for an upstream that is gone) answers with. With its
+duration from request to answer and the normalizer rules and repairs (``repair:<kind>``) applied.
+
 Faults: an upstream that cannot start, exits, or stops answering pings while a request waits gets
 every waiting request answered with a JSON-RPC error naming the cause, and the proxy exits 1. A
 client that closes stdin, SIGTERM, SIGINT or SIGHUP stop the upstream as the MCP specification's
@@ -47,7 +54,9 @@ try:
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise ImportError("the proxy needs the official MCP SDK: pip install -e '.[proxy]' from a clone") from error
 
+from ._logdir import NORMALIZER_STATS_FILE
 from .normalizer import NormalizationConflict, Normalizer
+from .outcomes import NORMALIZATION_CONFLICT, FieldFailure, OutcomeRecorder, Status
 from .repair import Repairer
 from .schema_styles import Style
 from .widen import widen_schema
@@ -60,7 +69,7 @@ RequestId = Any  # an int or a str, as JSON-RPC allows
 _PING_PREFIX = "pydantic-lenient-ping-"
 _RECENT_LIMIT = 50
 REPAIR_STATS_FILE = "repair-stats.json"
-NORMALIZER_STATS_FILE = "normalizer-stats.json"
+_CALLS_LIMIT = 10_000  # unanswered tools/call requests remembered for the recorder (a cancelled one never is)
 
 
 @dataclass
@@ -103,6 +112,18 @@ class ProxyStats:
         temporary.replace(path)
 
 
+@dataclass(slots=True)
+class _Call:
+    """A ``tools/call`` the upstream has yet to answer: what the recorder needs when it does.
+    ``invalid``: the arguments as forwarded fail the tool's schema (``failures`` say how)."""
+
+    tool: str
+    started: float
+    norms: tuple[str, ...] = ()
+    invalid: bool = False
+    failures: tuple[FieldFailure, ...] = ()
+
+
 def _dumped(message: JSONRPCRequest | JSONRPCResponse | JSONRPCError) -> bytes:
     # As the SDK's transports write a message: by alias, without unset fields, one line.
     return message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
@@ -112,10 +133,18 @@ class _Relay:
     """Reads each line once, changes tools/list results and tools/call requests, and remembers
     which of the client's requests the upstream still owes an answer."""
 
-    def __init__(self, style: Style, normalizer: Normalizer | None, stats: ProxyStats | None) -> None:
+    def __init__(
+        self,
+        style: Style,
+        normalizer: Normalizer | None,
+        stats: ProxyStats | None,
+        recorder: OutcomeRecorder | None = None,
+    ) -> None:
         self.style = style
         self.normalizer = normalizer
         self.stats = stats
+        self.recorder = recorder
+        self.calls: dict[RequestId, _Call] = {}
         self.repairers: dict[str, Repairer] = {}
         self.listing: set[RequestId] = set()
         self.waiting: dict[RequestId, str] = {}
@@ -134,7 +163,7 @@ class _Relay:
                 request = JSONRPCRequest.model_validate(message)
             except ValidationError:
                 return line
-            params = self._repaired_call(message["params"])
+            params = self._repaired_call(request_id, message["params"])
             if params is not message["params"]:
                 return _dumped(request.model_copy(update={"params": params}))
         return line
@@ -149,6 +178,7 @@ class _Relay:
             self.pongs.pop(request_id).set()
             return None
         self.waiting.pop(request_id, None)
+        self._answered(request_id, _failed(message))
         if request_id in self.listing:
             self.listing.discard(request_id)
             if "result" in message:
@@ -173,29 +203,88 @@ class _Relay:
             widened.append(tool)
         return {**result, "tools": widened}
 
-    def _repaired_call(self, params: dict[str, Any]) -> dict[str, Any]:
+    def unanswered(self, request_id: RequestId) -> None:
+        """The proxy answers ``request_id`` itself with an error (the upstream is gone)."""
+        self._answered(request_id, failed=True, by_upstream=False)
+
+    def _repaired_call(self, request_id: RequestId, params: dict[str, Any]) -> dict[str, Any]:
         """The call's params with its arguments normalized and repaired, or ``params`` itself."""
         tool, arguments = params.get("name"), params.get("arguments")
-        if not isinstance(tool, str) or not isinstance(arguments, Mapping):
+        if not isinstance(tool, str):
+            return params
+        call = self._track(request_id, tool)
+        if not isinstance(arguments, Mapping):
+            if call is not None and arguments is None:  # a call may leave out its arguments
+                self._check(call, {})
             return params
         changed: Any = arguments
+        norms: tuple[str, ...] = ()
         if self.normalizer is not None:
             try:
-                changed = self.normalizer.apply(tool, arguments).arguments
+                normalized = self.normalizer.apply(tool, arguments)
             except NormalizationConflict as error:
                 logger.warning("%s: sent as it came: %s", tool, error)
+                if call is not None:
+                    call.invalid, call.failures = True, (NORMALIZATION_CONFLICT,)
                 return params
+            changed = normalized.arguments
+            norms = tuple(entry["rule_id"] for entry in normalized.applied)
         repairer = self.repairers.get(tool)
         if repairer is None:  # the client never listed this tool: nothing to repair against
+            if call is not None:
+                call.norms = norms
             return params if changed == arguments else {**params, "arguments": changed}
         result = repairer.repair(changed)
         if self.stats is not None:
             self.stats.count(tool, result.repairs, result.valid)
         if not result.valid:  # still invalid: the server's own error tells the model what to fix
+            if call is not None:
+                self._check(call, arguments)
             return params
+        if call is not None:
+            call.norms = norms + tuple(dict.fromkeys(f"repair:{repair['kind']}" for repair in result.repairs))
         if changed is arguments and not result.repairs:
             return params
         return {**params, "arguments": result.arguments}
+
+    # ---- outcomes
+
+    def _track(self, request_id: RequestId, tool: str) -> _Call | None:
+        if self.recorder is None:
+            return None
+        if len(self.calls) >= _CALLS_LIMIT:
+            del self.calls[next(iter(self.calls))]
+        call = self.calls[request_id] = _Call(tool, time.perf_counter())
+        return call
+
+    def _check(self, call: _Call, arguments: Mapping[str, Any]) -> None:
+        """Note why ``arguments``, sent as they came, fail the tool's schema (if it is known)."""
+        assert self.recorder is not None
+        repairer = self.repairers.get(call.tool)
+        if repairer is None:
+            return
+        call.invalid = not repairer.is_valid(arguments)
+        if call.invalid:
+            properties = repairer.schema.get("properties") if isinstance(repairer.schema, Mapping) else None
+            known = list(properties) if isinstance(properties, Mapping) else ()
+            call.failures = self.recorder.field_failures(repairer.error_details(arguments), arguments, known=known)
+
+    def _answered(self, request_id: RequestId, failed: bool, by_upstream: bool = True) -> None:
+        call = self.calls.pop(request_id, None)
+        if call is None or self.recorder is None:
+            return
+        status: Status = "ok"
+        if failed:
+            status = "refused" if call.invalid and by_upstream else "error"
+        duration_ms = (time.perf_counter() - call.started) * 1000
+        failures = call.failures if status == "refused" else ()
+        self.recorder.record(call.tool, status, duration_ms, failures=failures, norms=call.norms)
+
+
+def _failed(message: dict[str, Any]) -> bool:
+    """Whether an answer is an error: a JSON-RPC error, or a tool result with ``isError``."""
+    result = message.get("result")
+    return "error" in message or (isinstance(result, dict) and result.get("isError") is True)
 
 
 def _parsed(line: bytes) -> dict[str, Any]:
@@ -288,13 +377,15 @@ class _Options:
     ping_interval: float
     ping_timeout: float
     save_every: float
+    recorder: OutcomeRecorder | None = None
+    owns_recorder: bool = False  # built here from log_dir: closed at exit, not only saved
 
 
 class _Proxy:
     def __init__(self, options: _Options) -> None:
         self.options = options
         self.stats = ProxyStats() if options.log_dir is not None else None
-        self.relay = _Relay(options.style, options.normalizer, self.stats)
+        self.relay = _Relay(options.style, options.normalizer, self.stats, options.recorder)
         self.name = shlex.join(options.command)
         self.failure: str | None = None
         self.start_failure: str | None = None
@@ -363,6 +454,7 @@ class _Proxy:
             return
         for request_id in list(self.relay.waiting):
             del self.relay.waiting[request_id]
+            self.relay.unanswered(request_id)
             self.send_client(_error(request_id, f"{reason} before answering this request"))
         self.finish(reason)
 
@@ -418,6 +510,7 @@ class _Proxy:
                 self.client_in.close()
             await self._stop_upstream()
             self._save()
+            self._finish_recording()
             self.client_out.close()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(writer.closed), _STOP_GRACE)
@@ -483,10 +576,27 @@ class _Proxy:
         try:
             if self.stats is not None:
                 self.stats.save(log_dir / REPAIR_STATS_FILE)
-            if self.options.normalizer is not None:
+            # The recorder saves the normalizer's stats when it has them; otherwise they go here.
+            recorder = self.options.recorder
+            if self.options.normalizer is not None and (recorder is None or recorder.normalizer is None):
                 self.options.normalizer.save(log_dir / NORMALIZER_STATS_FILE)
         except OSError as error:
             logger.warning("cannot save stats in %s: %s", log_dir, error)
+
+    def _finish_recording(self) -> None:
+        """Flush and save the outcomes at exit (a full or read-only disk is logged, not raised)."""
+        recorder = self.options.recorder
+        if recorder is None:
+            return
+        try:
+            if self.options.owns_recorder:
+                recorder.close()
+            elif recorder.log_dir is not None:
+                recorder.save()
+            else:
+                recorder.flush()
+        except Exception:
+            logger.exception("cannot save the recorded outcomes")
 
 
 def _error(request_id: RequestId, message: str) -> bytes:
@@ -499,6 +609,8 @@ async def serve(
     style: Style = "type-array",
     normalizer: Normalizer | None = None,
     log_dir: str | os.PathLike[str] | None = None,
+    recorder: OutcomeRecorder | None = None,
+    sample_chars: int = 0,
     ping_interval: float = 30.0,
     ping_timeout: float = 30.0,
     save_every: float = 60.0,
@@ -507,11 +619,23 @@ async def serve(
 
     ``ping_interval``: how often, while a request waits for the upstream, the proxy pings it;
     ``ping_timeout``: how long a ping may go unanswered before the upstream counts as hung.
-    ``log_dir``: where repair counts (and the normalizer's stats) are saved, every ``save_every``
-    seconds and at exit. Runs on asyncio.
+    ``log_dir``: where every ``tools/call`` is recorded (an `OutcomeRecorder` with the
+    ``normalizer``: the audit log, ``outcomes.json`` and the normalizer's stats) and repair counts
+    are saved, every ``save_every`` seconds and at exit; ``sample_chars`` > 0 keeps that many
+    characters of each refused value there (by default no value is kept). Or pass your own ``recorder`` (for samples,
+    sinks, other bounds); repair counts then go to its ``log_dir``, if it has one. A corrupt
+    ``outcomes.json`` raises `pydantic_lenient.outcomes.LogDirError` before the upstream starts.
+    Runs on asyncio.
     """
     if not command:
         raise ValueError("no upstream command given")
+    if log_dir is not None and recorder is not None:
+        raise ValueError("give log_dir or recorder, not both")
+    owns_recorder = log_dir is not None
+    if log_dir is not None:
+        recorder = OutcomeRecorder(log_dir, normalizer=normalizer, save_every=save_every, sample_chars=sample_chars)
+    elif recorder is not None:
+        log_dir = recorder.log_dir
     options = _Options(
         command=list(command),
         style=style,
@@ -520,6 +644,8 @@ async def serve(
         ping_interval=ping_interval,
         ping_timeout=ping_timeout,
         save_every=save_every,
+        recorder=recorder,
+        owns_recorder=owns_recorder,
     )
     return await _Proxy(options).run()
 

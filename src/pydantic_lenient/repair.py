@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, TypedDict, Union
 from urllib.parse import urldefrag, urljoin
 
-from pydantic_core import from_json
+from pydantic_core import ErrorDetails, from_json
 
 from ._boolean_text import BOOLEAN_WORDS
 from ._ecma_regex import PATTERN_OPTIONS, translate
@@ -1030,6 +1030,32 @@ class Repairer:
                 return f'{message[: -len(rewritten) - 2]}"{original}"'
         return message
 
+    def error_details(self, arguments: Any) -> list[ErrorDetails]:
+        """The validator's errors for ``arguments`` in pydantic's shape (``type``, ``loc``, ``msg``,
+        ``input``), so that `pydantic_lenient.outcomes.field_failures` records them as it records a
+        pydantic refusal: a ``type`` error is named as pydantic names it (``int_type``,
+        ``bool_type``...), a required property is ``missing`` at its name, each undeclared one
+        ``extra_forbidden``, and any other keyword is its own name (``minimum``, ``enum``).
+        Empty when the arguments validate, or when the validator cannot say why (the schema cannot be
+        used, the arguments cost too much or hold what JSON cannot); at most ``max_reasons``.
+
+        >>> from pydantic_lenient.repair import Repairer
+        >>> schema = {"properties": {"limit": {"type": "integer"}}, "required": ["query"]}
+        >>> [(e["type"], e["loc"]) for e in Repairer(schema).error_details({"limit": "many"})]
+        [('missing', ('query',)), ('int_type', ('limit',))]
+        """
+        if self._validator is None or self._problem(arguments) != ():
+            return []
+        details: list[ErrorDetails] = []
+        try:
+            for error in self._validator.iter_errors(arguments):
+                details.extend(_details(error, self._message(error)))
+                if len(details) >= self.max_reasons:
+                    break
+        except Exception:  # the same odd arguments, met only while describing an error
+            return details
+        return details[: self.max_reasons]
+
     def is_valid(self, arguments: Any) -> bool:
         """Whether ``arguments`` validate (False where the validator cannot decide)."""
         return self.verdict(arguments)[0]
@@ -1057,6 +1083,38 @@ class Repairer:
             extra={"repairs": repairs},
         )
         return RepairResult(repaired, repairs, *self.verdict(repaired))
+
+
+# pydantic's error type for a value that is not of a JSON type, so both kinds of refusal form one pattern.
+_TYPE_ERRORS = {
+    "integer": "int_type",
+    "number": "float_type",
+    "boolean": "bool_type",
+    "string": "string_type",
+    "array": "list_type",
+    "object": "dict_type",
+    "null": "none_required",
+}
+
+
+def _details(error: jsonschema_rs.ValidationError, message: str) -> list[ErrorDetails]:
+    """One validator error as pydantic-shaped details (one per name for required and undeclared names)."""
+    kind, location = error.kind, tuple(error.instance_path)
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.Required) and isinstance(kind.property, str):
+        return [ErrorDetails(type="missing", loc=(*location, kind.property), msg=message, input=error.instance)]
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties) and isinstance(error.instance, dict):
+        return [
+            ErrorDetails(type="extra_forbidden", loc=(*location, name), msg=message, input=error.instance.get(name))
+            for name in kind.unexpected
+            if isinstance(name, str)
+        ]
+    error_type = kind.name
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.Type):
+        named = [_TYPE_ERRORS[name] for name in kind.types if name in _TYPE_ERRORS and name != "null"]
+        error_type = named[0] if len(named) == 1 else "type"
+    elif error_type in _KEYWORDS or error_type == "custom":
+        error_type = "pattern"  # a pattern checked by one of the stand-ins
+    return [ErrorDetails(type=error_type, loc=location, msg=message, input=error.instance)]
 
 
 def _merge(every: bool, parts: list[Node]) -> Node:
