@@ -319,7 +319,8 @@ def _audit(log_dir: Path) -> list[dict[str, Any]]:
 
 
 def _outcomes(log_dir: Path) -> dict[str, Any]:
-    return json.loads((log_dir / "outcomes.json").read_text())
+    outcomes: dict[str, Any] = json.loads((log_dir / "outcomes.json").read_text())
+    return outcomes
 
 
 def _patterns(outcomes: dict[str, Any]) -> set[tuple[str, str, str, str, int]]:
