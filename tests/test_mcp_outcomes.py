@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
 import pytest
+from pydantic import BeforeValidator
 
 from pydantic_lenient import Normalizer
 from pydantic_lenient.auditlog import read_audit_log
@@ -39,7 +40,7 @@ async def _official(calls: Calls, options: dict[str, Any]) -> list[bool]:
     from pydantic_lenient.mcp_adapter import make_lenient
 
     server = require("mcp.server.mcpserver").MCPServer("recorded")
-    for tool in TOOLS:
+    for tool in options.pop("tools", TOOLS):
         server.tool()(tool)
     make_lenient(server, **options)
     async with mcp.Client(server) as client:
@@ -50,8 +51,9 @@ async def _fastmcp(calls: Calls, options: dict[str, Any]) -> list[bool]:
     fastmcp = require("fastmcp")
     from pydantic_lenient.fastmcp_adapter import LenientMiddleware
 
+    tools = options.pop("tools", TOOLS)
     server = fastmcp.FastMCP("recorded", middleware=[LenientMiddleware(**options)], strict_input_validation=True)
-    for tool in TOOLS:
+    for tool in tools:
         server.tool(tool)
     async with fastmcp.Client(server) as client:
         return [(await client.call_tool(name, arguments, raise_on_error=False)).is_error for name, arguments in calls]
@@ -176,3 +178,31 @@ def test_unknown_tools_and_calls_without_arguments_are_recorded(sdk: Any, tmp_pa
     counts = {tool.tool: (tool.ok, tool.refused, tool.error) for tool in stats.tools}
     assert counts == {"no_such_tool": (0, 0, 1), "explode": (0, 1, 0)}
     assert [(p.param, p.error_type) for p in stats.patterns] == [("path", "missing")]
+
+
+VALIDATIONS: list[object] = []
+
+
+def _counted(value: object) -> object:
+    VALIDATIONS.append(value)
+    return value
+
+
+def counted(code: Annotated[int, BeforeValidator(_counted)]) -> int:
+    """A tool that notes each time its argument is validated."""
+    return code
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_a_refused_call_is_validated_once_and_recorded_from_that_error(sdk: Any, tmp_path: Path) -> None:
+    """The adapter records the SDK's own validation error rather than validating the call again."""
+    VALIDATIONS.clear()
+    recorder = OutcomeRecorder(tmp_path, flush_every=3600, sample_chars=4)
+    calls: Calls = [("counted", {"code": "abcdef", "extra": 1}), ("counted", {"code": 7})]
+    assert serve(sdk, calls, recorder=recorder, tools=(counted,)) == [True, False]
+    assert VALIDATIONS == ["abcdef", 7]
+    recorder.close()
+    [refused, ok] = read_audit_log(tmp_path)
+    assert (refused.status, ok.status) == ("refused", "ok")
+    errors = {(error.param, error.shape, error.sample) for error in refused.errors}
+    assert errors == {("code", "string", "abcd…"), ("extra", "unknown parameter `extra`", None)}

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import shutil
+import tempfile
 import threading
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -14,8 +18,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import ErrorDetails
 
 from pydantic_lenient import Normalizer
+from pydantic_lenient._stats import timestamp
 from pydantic_lenient.auditlog import AuditLog, read_audit_log
 from pydantic_lenient.outcomes import (
     STATUSES,
@@ -24,6 +30,8 @@ from pydantic_lenient.outcomes import (
     LogDirError,
     OutcomeRecorder,
     Status,
+    _clean,
+    _timestamp,
     field_failures,
     load_outcomes,
     rules_document,
@@ -467,3 +475,119 @@ def test_annotation_suggestions_use_the_audits_lenient_form(tmp_path: Path) -> N
     ]
     assert str(annotations[0]).startswith("search.limit: Optional[int] -> Optional[LenientInt]")
     assert load_outcomes(tmp_path).annotations  # kept for `pydantic-lenient suggest LOG_DIR`
+
+
+search_arguments = st.dictionaries(
+    st.sampled_from(["folder", "limit", "dry_run", "uids", "fold", "old_str"]), json_values, max_size=5
+)
+
+
+@given(search_arguments, st.sampled_from([0, 3]))
+def test_a_refusal_recorded_as_raised_is_recorded_as_one_worked_out_on_the_call(
+    arguments: dict[str, Any], sample_chars: int
+) -> None:
+    """`record_refusal` works the failures out on flush: the audit line, the patterns and what the
+    sinks see are those of `record` with `field_failures` worked out on the call path."""
+    try:
+        Search.model_validate(arguments)
+    except ValidationError as error:
+        caught = error
+    else:
+        return
+    known = set(Search.model_fields)
+    with tempfile.TemporaryDirectory() as eager_dir, tempfile.TemporaryDirectory() as deferred_dir:
+        eager_seen: list[CallOutcome] = []
+        deferred_seen: list[CallOutcome] = []
+        options: dict[str, Any] = {"sample_chars": sample_chars, "flush_every": 3600}
+        eager = OutcomeRecorder(eager_dir, sinks=[_Collect(eager_seen)], **options)
+        deferred = OutcomeRecorder(deferred_dir, sinks=[_Collect(deferred_seen)], **options)
+        failures = eager.field_failures(caught, arguments, known=known)
+        eager.record("search", "refused", 1.5, failures=failures, norms=("n",))
+        deferred.record_refusal("search", 1.5, caught, arguments, known=known, norms=("n",))
+        seen = {"first_seen", "last_seen", "hourly"}
+        timeless: Any = {"saved_at": True, "hourly": True, "patterns": {"__all__": seen}, "aliases": {"__all__": seen}}
+        assert deferred.snapshot().model_dump(exclude=timeless) == eager.snapshot().model_dump(exclude=timeless)
+        eager.close()
+        deferred.close()
+        assert [replace(outcome, ts=0) for outcome in deferred_seen] == [
+            replace(outcome, ts=0) for outcome in eager_seen
+        ]
+        assert _audit_lines(deferred_dir) == _audit_lines(eager_dir)
+
+
+def _audit_lines(log_dir: str) -> list[dict[str, Any]]:
+    lines = [json.loads(line) for line in (Path(log_dir) / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert lines
+    return [{key: value for key, value in line.items() if key != "ts"} for line in lines]
+
+
+class _Collect:
+    def __init__(self, seen: list[CallOutcome]) -> None:
+        self.seen = seen
+
+    def record(self, outcome: CallOutcome) -> None:
+        self.seen.append(outcome)
+
+
+def test_a_refusal_whose_error_cannot_be_read_still_counts(caplog: pytest.LogCaptureFixture) -> None:
+    def unreadable() -> Iterator[ErrorDetails]:
+        raise RuntimeError("not an error list")
+        yield  # a generator
+
+    recorder = OutcomeRecorder()
+    recorder.record_refusal("search", 1.0, unreadable(), {"limit": "x"})
+    with caplog.at_level(logging.ERROR, logger="pydantic_lenient.outcomes"):
+        stats = recorder.snapshot()
+    assert [(tool.tool, tool.refused) for tool in stats.tools] == [("search", 1)]
+    assert stats.patterns == []
+    assert "cannot read the validation error of a refused call to 'search'" in caplog.text
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-6.2e10, max_value=2.5e11))
+def test_audit_times_are_written_as_the_stats_write_them(seconds: float) -> None:
+    assert _timestamp(seconds) == timestamp(seconds)
+
+
+@pytest.mark.parametrize("seconds", [0.0, 0.0009995, 1_780_000_000.9999995, 1_780_000_000.0004999, 253_402_300_798.5])
+def test_audit_times_round_as_datetime_rounds(seconds: float) -> None:
+    assert _timestamp(seconds) == timestamp(seconds)
+
+
+hostile_text = st.text(st.characters(codec=None), max_size=300)  # lone surrogates, controls, quotes
+
+
+@given(
+    tool=hostile_text,
+    status=st.sampled_from(STATUSES),
+    duration_ms=st.one_of(st.floats(), st.integers(min_value=0, max_value=10**20)),
+    norms=st.lists(hostile_text, max_size=3),
+    failures=st.lists(
+        st.builds(FieldFailure, hostile_text, hostile_text, hostile_text, st.none() | hostile_text), max_size=3
+    ),
+)
+def test_an_audit_line_is_what_json_dumps_writes(
+    tool: str,
+    status: Status,
+    duration_ms: float,
+    norms: list[str],
+    failures: list[FieldFailure],
+) -> None:
+    """The audit line is built without json.dumps, byte for byte as json.dumps would write it."""
+    ts = 1_780_000_000.123
+    recorder = OutcomeRecorder()
+    line = recorder._fold(CallOutcome(tool, status, duration_ms, tuple(failures), tuple(norms), ts), audit_line=True)
+    errors = []
+    for failure in failures:
+        error = {"param": _clean(failure.param), "type": _clean(failure.error_type), "shape": _clean(failure.shape)}
+        if failure.sample is not None:
+            error["sample"] = failure.sample
+        errors.append(error)
+    entry = {
+        "ts": timestamp(ts),
+        "tool": _clean(tool),
+        "status": status,
+        "duration_ms": round(duration_ms, 3) if math.isfinite(duration_ms) else 0.0,
+        "norms": [_clean(norm) for norm in norms],
+        "errors": errors,
+    }
+    assert line == json.dumps(entry, ensure_ascii=False, separators=(",", ":"))

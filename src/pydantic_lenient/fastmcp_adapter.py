@@ -120,9 +120,8 @@ class LenientMiddleware(Middleware):
         except BaseException as error:
             arguments = context.message.arguments
             refusal = _validation_error(error)
-            if refusal is not None:
-                failures = self.recorder.field_failures(refusal, arguments)
-                self.recorder.record(params.name, "refused", _since(started), failures=failures, norms=norms)
+            if refusal is not None:  # its field failures are worked out off the call path
+                self.recorder.record_refusal(params.name, _since(started), refusal, arguments, norms=norms)
             elif isinstance(error, FastMCPValidationError):
                 self.recorder.record(params.name, "refused", _since(started), norms=norms)
             else:

@@ -37,6 +37,7 @@ import os
 import time
 import types
 import typing
+from contextvars import ContextVar
 from typing import Annotated, Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -58,6 +59,18 @@ from .targets import Target
 __all__ = ("LenientServerMiddleware", "make_lenient")
 
 _ANNOTATED: Any = Annotated  # subscripted with run-time values below
+
+
+@dataclasses.dataclass(slots=True)
+class _Refusal:
+    """Where a tool's argument validation leaves its error, for the middleware recording the call."""
+
+    error: ValidationError | None = None
+    metadata: LenientFuncMetadata | None = None
+
+
+# Set by the middleware around a recorded call; the SDK validates inside it, in the same task.
+_REFUSAL: ContextVar[_Refusal | None] = ContextVar("pydantic_lenient_refusal", default=None)
 
 
 def make_lenient(
@@ -187,16 +200,25 @@ class LenientServerMiddleware:
                 ctx = dataclasses.replace(ctx, params={**ctx.params, "arguments": arguments})
         if self.recorder is None:
             return await call_next(ctx)
+        refusal = _Refusal()
+        token = _REFUSAL.set(refusal)
         try:
             response = await call_next(ctx)
         except BaseException:
             self._record(name, started, "error", (), norms)
             raise
-        if _is_error(response):
-            status, failures = self._diagnose(name, arguments)
-            self._record(name, started, status, failures, norms)
+        finally:
+            _REFUSAL.reset(token)
+        duration_ms = (time.perf_counter() - started) * 1000
+        if not _is_error(response):
+            self.recorder.record(name, "ok", duration_ms, norms=norms)
+        elif refusal.error is not None and refusal.metadata is not None:
+            # The SDK's own validation error, kept as it raised it: a refused call is validated once.
+            known = refusal.metadata.parameter_names
+            refused = refusal.error.with_traceback(None)  # handled: its frames need not live until the flush
+            self.recorder.record_refusal(name, duration_ms, refused, arguments, known=known, norms=norms)
         else:
-            self.recorder.record(name, "ok", (time.perf_counter() - started) * 1000, norms=norms)
+            self.recorder.record(name, "error", duration_ms, norms=norms)
         return response
 
     def _record(
@@ -205,23 +227,6 @@ class LenientServerMiddleware:
         if self.recorder is not None:
             duration_ms = (time.perf_counter() - started) * 1000
             self.recorder.record(name, status, duration_ms, failures=failures, norms=norms)
-
-    def _diagnose(self, name: str, arguments: dict[str, Any]) -> tuple[Status, tuple[FieldFailure, ...]]:
-        """Why a call came back as an error: its arguments are validated again, as the SDK did
-        (only failed calls pay for this), to tell a refusal from a failure in the tool."""
-        assert self.recorder is not None
-        tool = _tool(self.server, name)
-        if tool is None:
-            return "error", ()
-        try:
-            tool.fn_metadata.validate_arguments(arguments)
-        except ValidationError as error:
-            fields = tool.fn_metadata.arg_model.model_fields
-            known = set(fields) | {info.alias for info in fields.values() if info.alias}
-            return "refused", self.recorder.field_failures(error, arguments, known=known)
-        except Exception:
-            return "error", ()
-        return "error", ()
 
 
 def _is_error(response: HandlerResult) -> bool:
@@ -237,6 +242,12 @@ class LenientFuncMetadata(FuncMetadata):
     _keys: dict[str, FieldInfo] = PrivateAttr(default_factory=dict)
     _lenient_keys: frozenset[str] = PrivateAttr(default=frozenset())
     _adapters: dict[str, TypeAdapter[Any]] = PrivateAttr(default_factory=dict)
+    _parameter_names: frozenset[str] = PrivateAttr(default=frozenset())
+
+    @property
+    def parameter_names(self) -> frozenset[str]:
+        """Every name a parameter may be sent under: its field name and its alias."""
+        return self._parameter_names
 
     @classmethod
     def from_sdk(cls, metadata: FuncMetadata, **changes: Any) -> LenientFuncMetadata:
@@ -246,7 +257,17 @@ class LenientFuncMetadata(FuncMetadata):
             for key in {name, info.alias or name}:
                 lenient._keys[key] = info
         lenient._lenient_keys = frozenset(key for key, info in lenient._keys.items() if _is_lenient_field(info))
+        lenient._parameter_names = frozenset(lenient._keys)
         return lenient
+
+    def validate_arguments(self, arguments_to_validate: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return super().validate_arguments(arguments_to_validate)
+        except ValidationError as error:
+            refusal = _REFUSAL.get()
+            if refusal is not None:  # a recorded call: its middleware records the error as raised
+                refusal.error, refusal.metadata = error, self
+            raise
 
     def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
         parsed = super().pre_parse_json(data)

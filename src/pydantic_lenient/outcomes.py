@@ -15,15 +15,18 @@ counted as pairs. All of it is bounded (``max_patterns``, ``max_hours``) and, wi
 saved atomically to ``outcomes.json`` every ``save_every`` seconds and at `close`, restored on the
 next start, with one JSON line per call in the audit log (`pydantic_lenient.auditlog`).
 
-`record` only appends to a queue; a background thread folds the queue into the counts, writes the
-audit lines and feeds the sinks (`pydantic_lenient.otel`) every ``flush_every`` seconds. A disk
-that is full or read-only never breaks a call: the failure is logged and retried.
+`record` only appends a small record to a queue, and `record_refusal` appends the validation error
+as it was raised: a background thread turns errors into field failures (shapes, samples), folds the
+queue into the counts, writes the audit lines and feeds the sinks (`pydantic_lenient.otel`) every
+``flush_every`` seconds. A disk that is full or read-only never breaks a call: the failure is
+logged and retried.
 """
 
 from __future__ import annotations
 
 import atexit
 import difflib
+import functools
 import json
 import logging
 import math
@@ -31,11 +34,12 @@ import os
 import re
 import threading
 import time
+import typing
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, Protocol, TypeVar
+from typing import Annotated, Any, Literal, NamedTuple, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails, from_json
@@ -85,6 +89,7 @@ _UNWRITTEN_LIMIT = 10_000  # audit lines kept to retry while the disk refuses th
 
 _DIGITS = re.compile(r"-?[0-9]+")
 _NUMBER = re.compile(JSON_NUMBER_TEXT)
+_NUMBER_STARTS = frozenset("-0123456789")
 _BOOLEAN_WORDS = frozenset({"true", "false"})
 _NULL_WORDS = frozenset({"null", "none", "nil", "undefined"})
 _YES_NO_WORDS = frozenset({"yes", "no", "on", "off", "y", "n"})
@@ -125,10 +130,11 @@ def _text_shape(text: str) -> str:
         return "blank string"
     if stripped != text:
         return f"padded {_text_shape(stripped)}"
-    if _DIGITS.fullmatch(text):
-        return "digit string"
-    if _NUMBER.fullmatch(text):
-        return "number string"
+    if text[0] in _NUMBER_STARTS:  # both patterns start with a digit or a minus sign
+        if _DIGITS.fullmatch(text):
+            return "digit string"
+        if _NUMBER.fullmatch(text):
+            return "number string"
     word = text.lower()
     if word in _BOOLEAN_WORDS:
         return "boolean text"
@@ -359,22 +365,36 @@ def load_outcomes(log_dir: str | os.PathLike[str]) -> OutcomeStats:
 # --- The recorder ----------------------------------------------------------------------------
 
 
+class _Queued(NamedTuple):
+    """A call as `record` queues it (a named tuple: the cheapest record to build on the call
+    path); a refused call carries its validation error, turned into field failures on flush."""
+
+    tool: str
+    status: Status
+    duration_ms: float
+    failures: tuple[FieldFailure, ...]
+    norms: tuple[str, ...]
+    ts: float
+    error: ValidationError | Iterable[ErrorDetails] | None = None
+    arguments: Mapping[str, Any] | None = None
+    known: Collection[str] = ()
+
+
 class OutcomeSink(Protocol):
     """Something that also receives every outcome, such as `pydantic_lenient.otel.OtelMetrics`."""
 
     def record(self, outcome: CallOutcome) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class _PatternKey:
+# Named tuples: hashed in C, as the flusher looks each one up for every refused field.
+class _PatternKey(NamedTuple):
     tool: str
     param: str
     error_type: str
     shape: str
 
 
-@dataclass(frozen=True, slots=True)
-class _PairKey:
+class _PairKey(NamedTuple):
     tool: str
     unknown: str
     missing: str
@@ -463,7 +483,7 @@ class OutcomeRecorder:
         self.max_patterns = max_patterns
         self.max_hours = max_hours
         self._lock = threading.RLock()
-        self._pending: deque[CallOutcome] = deque()
+        self._pending: deque[_Queued | CallOutcome] = deque()
         self._tools: dict[str, _Calls] = {}
         self._hourly: dict[int, _Calls] = {}
         self._patterns: dict[_PatternKey, _Seen] = {}
@@ -484,7 +504,7 @@ class OutcomeRecorder:
             self._thread.start()
             atexit.register(self.close)
 
-    # The hot path: one object and one append.
+    # The hot path: one small record and one append.
     def record(
         self,
         tool: str,
@@ -495,7 +515,25 @@ class OutcomeRecorder:
         norms: tuple[str, ...] = (),
     ) -> None:
         """Record one call (folded into the counts on the next `flush`)."""
-        self._pending.append(CallOutcome(tool, status, duration_ms, failures, norms))
+        self._pending.append(_Queued(tool, status, duration_ms, failures, norms, time.time()))
+        if len(self._pending) > _PENDING_LIMIT:
+            self.flush()
+
+    def record_refusal(
+        self,
+        tool: str,
+        duration_ms: float,
+        error: ValidationError | Iterable[ErrorDetails],
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        known: Collection[str] = (),
+        norms: tuple[str, ...] = (),
+    ) -> None:
+        """Record a call refused by validation with the error as it was raised: its field failures
+        (`field_failures` of ``error``, ``arguments`` and ``known``, with this recorder's
+        ``sample_chars``) are worked out on the next `flush`, off the call path. ``arguments`` must
+        not change meanwhile: pass what was validated, not a dict the caller goes on to edit."""
+        self._pending.append(_Queued(tool, "refused", duration_ms, (), norms, time.time(), error, arguments, known))
         if len(self._pending) > _PENDING_LIMIT:
             self.flush()
 
@@ -531,18 +569,28 @@ class OutcomeRecorder:
     def flush(self) -> None:
         """Fold queued outcomes into the counts, write their audit lines and feed the sinks."""
         with self._lock:
-            outcomes = [self._pending.popleft() for _ in range(len(self._pending))]
-            for outcome in outcomes:
-                self._fold(outcome)
-            if self._audit is not None:
-                self._unwritten.extend(_audit_line(outcome) for outcome in outcomes)
+            queued = [self._resolved(self._pending.popleft()) for _ in range(len(self._pending))]
+            if self._audit is None:
+                for outcome in queued:
+                    self._fold(outcome, audit_line=False)
+            else:
+                self._unwritten.extend(self._fold(outcome, audit_line=True) for outcome in queued)
                 overflow = len(self._unwritten) - _UNWRITTEN_LIMIT
                 for _ in range(max(overflow, 0)):
                     self._unwritten.popleft()
                     self._dropped += 1
                 self._write_audit()
-        for sink in self.sinks:
-            _feed(sink, outcomes)
+        if self.sinks:
+            outcomes = [
+                outcome
+                if isinstance(outcome, CallOutcome)
+                else CallOutcome(
+                    outcome.tool, outcome.status, outcome.duration_ms, outcome.failures, outcome.norms, outcome.ts
+                )
+                for outcome in queued
+            ]
+            for sink in self.sinks:
+                _feed(sink, outcomes)
 
     def snapshot(self) -> OutcomeStats:
         """Everything recorded so far (what `save` writes)."""
@@ -618,6 +666,17 @@ class OutcomeRecorder:
 
     # --- inside ---
 
+    def _resolved(self, queued: _Queued | CallOutcome) -> _Queued | CallOutcome:
+        """``queued`` with a refusal's validation error turned into its field failures."""
+        if isinstance(queued, CallOutcome) or queued.error is None:
+            return queued
+        failures: tuple[FieldFailure, ...] = ()
+        try:
+            failures = self.field_failures(queued.error, queued.arguments, known=queued.known)
+        except Exception:  # an error that cannot be read: the call still counts as refused
+            _log.exception("cannot read the validation error of a refused call to %r", _clean(queued.tool))
+        return _Queued(queued.tool, queued.status, queued.duration_ms, failures, queued.norms, queued.ts)
+
     def _run(self) -> None:
         next_save = time.monotonic() + self.save_every
         while not self._stop.wait(self.flush_every):
@@ -635,7 +694,13 @@ class OutcomeRecorder:
             _log.exception("recording outcomes failed")
         return False
 
-    def _fold(self, outcome: CallOutcome) -> None:
+    @typing.overload
+    def _fold(self, outcome: _Queued | CallOutcome, *, audit_line: Literal[True]) -> str: ...
+    @typing.overload
+    def _fold(self, outcome: _Queued | CallOutcome, *, audit_line: Literal[False]) -> None: ...
+    def _fold(self, outcome: _Queued | CallOutcome, *, audit_line: bool) -> str | None:
+        """Count ``outcome``; with ``audit_line``, return its audit log line, built from the same
+        cleaned names as its patterns."""
         tool, ts = _clean(outcome.tool), outcome.ts
         hour = int(ts // 3600) * 3600
         for calls in (
@@ -646,6 +711,7 @@ class OutcomeRecorder:
             calls.duration_ms += outcome.duration_ms
         _prune_hours(self._hourly, self.max_hours)
         unknown, missing = [], []
+        errors: list[str] = []
         for failure in outcome.failures:
             key = _PatternKey(tool, _clean(failure.param), _clean(failure.error_type), _clean(failure.shape))
             seen = _touch(self._patterns, key, lambda: _Seen(0, ts, ts), self.max_patterns)
@@ -656,12 +722,22 @@ class OutcomeRecorder:
                 unknown.append(key.param)
             elif failure.error_type == "missing":
                 missing.append(key.param)
+            if audit_line:
+                errors.append(_audit_error(key.param, key.error_type, key.shape, failure.sample))
         for unknown_name in unknown[:_PAIRS_PER_CALL]:
             for missing_name in missing[:_PAIRS_PER_CALL]:
                 pair = _touch(
                     self._pairs, _PairKey(tool, unknown_name, missing_name), lambda: _Seen(0, ts, ts), self.max_patterns
                 )
                 pair.add(ts, hour, 1)
+        if not audit_line:
+            return None
+        duration_ms = round(outcome.duration_ms, 3) if math.isfinite(outcome.duration_ms) else 0.0
+        norms = ",".join([_json_text(_clean(norm)) for norm in outcome.norms])
+        return (
+            f'{{"ts":"{_timestamp(ts)}","tool":{_json_text(tool)},"status":"{outcome.status}",'
+            f'"duration_ms":{duration_ms!r},"norms":[{norms}],"errors":[{",".join(errors)}]}}'
+        )
 
     def _write_audit(self) -> None:
         assert self._audit is not None
@@ -747,22 +823,35 @@ def _calls_fields(calls: _Calls, with_duration: bool = True) -> dict[str, Any]:
     return fields
 
 
-def _audit_line(outcome: CallOutcome) -> str:
-    errors = []
-    for failure in outcome.failures:
-        error = {"param": _clean(failure.param), "type": _clean(failure.error_type), "shape": _clean(failure.shape)}
-        if failure.sample is not None:
-            error["sample"] = failure.sample
-        errors.append(error)
-    entry = {
-        "ts": timestamp(outcome.ts),
-        "tool": _clean(outcome.tool),
-        "status": outcome.status,
-        "duration_ms": round(outcome.duration_ms, 3) if math.isfinite(outcome.duration_ms) else 0.0,
-        "norms": [_clean(norm) for norm in outcome.norms],
-        "errors": errors,
-    }
-    return json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+# An audit line is written as `json.dumps(entry, ensure_ascii=False, separators=(",", ":"))` would
+# write it, byte for byte, without building the dict and an encoder per line: strings through
+# json's own string encoder, numbers as their repr (as json writes a finite number).
+_json_text: Callable[[str], str] = json.encoder.encode_basestring
+
+
+def _audit_error(param: str, error_type: str, shape: str, sample: str | None) -> str:
+    text = f'{{"param":{_json_text(param)},"type":{_json_text(error_type)},"shape":{_json_text(shape)}'
+    return f'{text},"sample":{_json_text(sample)}}}' if sample is not None else f"{text}}}"
+
+
+_LAST_SECOND = 253_402_300_800  # 10000-01-01: past it, a time is not written in four-digit years
+
+
+@functools.lru_cache(maxsize=16)
+def _second(whole: int) -> str:
+    return timestamp(whole).removesuffix(".000Z")
+
+
+def _timestamp(seconds: float) -> str:
+    """`timestamp`, with the whole second's text kept: the microseconds rounded half to even, as
+    ``datetime.fromtimestamp`` rounds them, and cut to milliseconds, as ``isoformat`` cuts them."""
+    if not 0 <= seconds < _LAST_SECOND - 1:
+        return timestamp(seconds)
+    fraction, whole = math.modf(seconds)
+    microseconds = round(fraction * 1e6)
+    if microseconds >= 1_000_000:
+        whole, microseconds = whole + 1, microseconds - 1_000_000
+    return f"{_second(int(whole))}.{microseconds // 1000:03d}Z"
 
 
 # --- Suggestions -----------------------------------------------------------------------------
