@@ -206,3 +206,35 @@ def test_a_refused_call_is_validated_once_and_recorded_from_that_error(sdk: Any,
     assert (refused.status, ok.status) == ("refused", "ok")
     errors = {(error.param, error.shape, error.sample) for error in refused.errors}
     assert errors == {("code", "string", "abcd…"), ("extra", "unknown parameter `extra`", None)}
+
+
+def test_a_refusal_a_tool_meets_calling_another_is_not_its_own(tmp_path: Path) -> None:
+    """A tool that calls another in process and fails on that one's refusal failed in the tool:
+    the inner validation error is not taken for the outer call's."""
+    mcp = require("mcp")
+    from pydantic_lenient.mcp_adapter import make_lenient
+
+    server = require("mcp.server.mcpserver").MCPServer("nested")
+
+    @server.tool()
+    def inner(n: int) -> int:
+        return n
+
+    @server.tool()
+    async def outer(path: str) -> str:
+        try:
+            await server.call_tool("inner", {"n": "not a number"})
+        except Exception as error:
+            raise ValueError(f"inner call failed for {path}") from error
+        return path
+
+    recorder = OutcomeRecorder(tmp_path, flush_every=3600)
+    make_lenient(server, recorder=recorder)
+
+    async def call() -> bool:
+        async with mcp.Client(server) as client:
+            return bool((await client.call_tool("outer", {"path": "a"})).is_error)
+
+    assert asyncio.run(call())
+    recorder.close()
+    assert [(entry.tool, entry.status, entry.errors) for entry in read_audit_log(tmp_path)] == [("outer", "error", [])]

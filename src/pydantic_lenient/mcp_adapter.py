@@ -133,6 +133,11 @@ def _tool(server: MCPServer, name: str) -> Tool | None:
     return server._tool_manager.get_tool(name)
 
 
+def _metadata(server: MCPServer, name: str) -> LenientFuncMetadata | None:
+    tool = _tool(server, name)
+    return tool.fn_metadata if tool is not None and isinstance(tool.fn_metadata, LenientFuncMetadata) else None
+
+
 class LenientServerMiddleware:
     """The server middleware `make_lenient` installs: it patches tools registered since the last
     message, and normalizes ``tools/call`` arguments when it has a normalizer.
@@ -212,8 +217,13 @@ class LenientServerMiddleware:
         duration_ms = (time.perf_counter() - started) * 1000
         if not _is_error(response):
             self.recorder.record(name, "ok", duration_ms, norms=norms)
-        elif refusal.error is not None and refusal.metadata is not None:
-            # The SDK's own validation error, kept as it raised it: a refused call is validated once.
+        elif (
+            refusal.error is not None
+            and refusal.metadata is not None
+            and refusal.metadata is _metadata(self.server, name)
+        ):
+            # The SDK's own validation error for this tool (not one a tool met calling another in
+            # process), kept as it raised it: a refused call is validated once.
             known = refusal.metadata.parameter_names
             refused = refusal.error.with_traceback(None)  # handled: its frames need not live until the flush
             self.recorder.record_refusal(name, duration_ms, refused, arguments, known=known, norms=norms)

@@ -410,10 +410,14 @@ class _Seen:
 
     def add(self, ts: float, hour: int, max_hours: int) -> None:
         self.count += 1
-        self.first_seen = min(self.first_seen, ts)
-        self.last_seen = max(self.last_seen, ts)
-        self.hourly[hour] = self.hourly.get(hour, 0) + 1
-        _prune_hours(self.hourly, max_hours)
+        if ts < self.first_seen:
+            self.first_seen = ts
+        if ts > self.last_seen:
+            self.last_seen = ts
+        hourly = self.hourly
+        hourly[hour] = hourly.get(hour, 0) + 1
+        if len(hourly) > max_hours:
+            _prune_hours(hourly, max_hours)
 
 
 @dataclass(slots=True)
@@ -701,20 +705,38 @@ class OutcomeRecorder:
     def _fold(self, outcome: _Queued | CallOutcome, *, audit_line: bool) -> str | None:
         """Count ``outcome``; with ``audit_line``, return its audit log line, built from the same
         cleaned names as its patterns."""
-        tool, ts = _clean(outcome.tool), outcome.ts
+        tool, ts, status = _clean(outcome.tool), outcome.ts, outcome.status
         hour = int(ts // 3600) * 3600
         for calls in (
             _touch(self._tools, tool, _Calls, self.max_patterns),
             _touch(self._hourly, hour, _Calls, self.max_hours + 1),
         ):
-            setattr(calls, outcome.status, getattr(calls, outcome.status) + 1)
+            setattr(calls, status, getattr(calls, status) + 1)
             calls.duration_ms += outcome.duration_ms
         _prune_hours(self._hourly, self.max_hours)
-        unknown, missing = [], []
-        errors: list[str] = []
-        for failure in outcome.failures:
+        errors = self._fold_failures(tool, ts, hour, outcome.failures, audit_line) if outcome.failures else ""
+        if not audit_line:
+            return None
+        duration_ms = round(outcome.duration_ms, 3) if math.isfinite(outcome.duration_ms) else 0.0
+        norms = ",".join([_json_text(_clean(norm)) for norm in outcome.norms]) if outcome.norms else ""
+        return (
+            f'{{"ts":"{_timestamp(ts)}","tool":{_json_text(tool)},"status":"{status}",'
+            f'"duration_ms":{duration_ms!r},"norms":[{norms}],"errors":[{errors}]}}'
+        )
+
+    def _fold_failures(
+        self, tool: str, ts: float, hour: int, failures: tuple[FieldFailure, ...], audit_line: bool
+    ) -> str:
+        """Count a call's refused fields into the patterns (and its unknown and missing names into
+        the pairs); their audit log text, with ``audit_line``."""
+        unknown, missing, errors = [], [], []
+
+        def first_seen() -> _Seen:
+            return _Seen(0, ts, ts)
+
+        for failure in failures:
             key = _PatternKey(tool, _clean(failure.param), _clean(failure.error_type), _clean(failure.shape))
-            seen = _touch(self._patterns, key, lambda: _Seen(0, ts, ts), self.max_patterns)
+            seen = _touch(self._patterns, key, first_seen, self.max_patterns)
             seen.add(ts, hour, self.max_hours)
             if failure.sample is not None:
                 seen.samples = [*seen.samples[1 - _SAMPLES_PER_PATTERN :], failure.sample]
@@ -726,18 +748,9 @@ class OutcomeRecorder:
                 errors.append(_audit_error(key.param, key.error_type, key.shape, failure.sample))
         for unknown_name in unknown[:_PAIRS_PER_CALL]:
             for missing_name in missing[:_PAIRS_PER_CALL]:
-                pair = _touch(
-                    self._pairs, _PairKey(tool, unknown_name, missing_name), lambda: _Seen(0, ts, ts), self.max_patterns
-                )
+                pair = _touch(self._pairs, _PairKey(tool, unknown_name, missing_name), first_seen, self.max_patterns)
                 pair.add(ts, hour, 1)
-        if not audit_line:
-            return None
-        duration_ms = round(outcome.duration_ms, 3) if math.isfinite(outcome.duration_ms) else 0.0
-        norms = ",".join([_json_text(_clean(norm)) for norm in outcome.norms])
-        return (
-            f'{{"ts":"{_timestamp(ts)}","tool":{_json_text(tool)},"status":"{outcome.status}",'
-            f'"duration_ms":{duration_ms!r},"norms":[{norms}],"errors":[{",".join(errors)}]}}'
-        )
+        return ",".join(errors)
 
     def _write_audit(self) -> None:
         assert self._audit is not None
