@@ -216,17 +216,18 @@ def test_a_refusal_a_tool_meets_calling_another_is_not_its_own(tmp_path: Path) -
 
     server = require("mcp.server.mcpserver").MCPServer("nested")
 
-    @server.tool()
     def inner(n: int) -> int:
         return n
 
-    @server.tool()
     async def outer(path: str) -> str:
         try:
             await server.call_tool("inner", {"n": "not a number"})
         except Exception as error:
             raise ValueError(f"inner call failed for {path}") from error
         return path
+
+    server.tool()(inner)
+    server.tool()(outer)
 
     recorder = OutcomeRecorder(tmp_path, flush_every=3600)
     make_lenient(server, recorder=recorder)
