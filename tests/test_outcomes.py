@@ -591,3 +591,28 @@ def test_an_audit_line_is_what_json_dumps_writes(
         "errors": errors,
     }
     assert line == json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_repeated_and_distinct_mistakes_are_counted_alike_past_the_plan_cache() -> None:
+    """Folding reuses what it worked out for a (tool, failures) it saw before; counts must not
+    depend on that, nor on the cache starting again once it holds ``_PLANS_LIMIT`` plans."""
+    from pydantic_lenient.outcomes import _PLANS_LIMIT
+
+    recorder = OutcomeRecorder()
+    expected: Counter[tuple[str, str, str]] = Counter()
+    pairs: Counter[tuple[str, str]] = Counter()
+    for number in range(_PLANS_LIMIT + 300):
+        unknown = FieldFailure(f"old_{number % 7}", "unknown_parameter", "unknown parameter")
+        missing = FieldFailure(f"new_{number % 11}", "missing", "missing parameter")
+        if number >= _PLANS_LIMIT:  # new plans once the cache is full
+            missing = FieldFailure(f"late_{number}", "missing", "missing parameter")
+        failures = (unknown, missing) if number % 3 else (FieldFailure("limit", "int_type", "digit string"),)
+        recorder.record("edit", "refused", 1.0, failures=failures)
+        expected.update((failure.param, failure.error_type, failure.shape) for failure in failures)
+        if number % 3:
+            pairs[(unknown.param, missing.param)] += 1
+    recorder.flush()
+    assert len(recorder._plans) <= _PLANS_LIMIT
+    stats = recorder.snapshot()
+    assert Counter({(p.param, p.error_type, p.shape): p.count for p in stats.patterns}) == expected
+    assert Counter({(a.unknown, a.missing): a.count for a in stats.aliases}) == pairs

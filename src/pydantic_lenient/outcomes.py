@@ -173,8 +173,7 @@ def _sample(value: Any, chars: int) -> str:
 # --- Records ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class FieldFailure:
+class FieldFailure(NamedTuple):
     """One refused field of a call: its parameter path (``limit``, ``steps[].id``), the error type
     (pydantic's, ``missing``, or ``unknown_parameter``), the value's shape, and a sample only when
     samples are kept."""
@@ -400,6 +399,34 @@ class _PairKey(NamedTuple):
     missing: str
 
 
+class _FoldPlan(NamedTuple):
+    """What a call's refused fields add to the counts, worked out once per tool and failures: the
+    same mistake, made again, is counted without cleaning names or writing its audit text anew."""
+
+    keys: tuple[_PatternKey, ...]
+    samples: tuple[str | None, ...]
+    pairs: tuple[_PairKey, ...]
+    errors: str  # the audit line's "errors" items
+
+
+_PLANS_LIMIT = 1024  # distinct (tool, failures) plans kept; past it the cache starts again
+
+
+def _fold_plan(tool: str, failures: tuple[FieldFailure, ...]) -> _FoldPlan:
+    keys = tuple(
+        _PatternKey(tool, _clean(failure.param), _clean(failure.error_type), _clean(failure.shape))
+        for failure in failures
+    )
+    unknown = [key.param for key in keys if key.error_type == "unknown_parameter"][:_PAIRS_PER_CALL]
+    missing = [key.param for key in keys if key.error_type == "missing"][:_PAIRS_PER_CALL]
+    samples = tuple(failure.sample for failure in failures)
+    errors = ",".join(
+        _audit_error(key.param, key.error_type, key.shape, sample) for key, sample in zip(keys, samples, strict=True)
+    )
+    pairs = tuple(_PairKey(tool, unknown_name, missing_name) for unknown_name in unknown for missing_name in missing)
+    return _FoldPlan(keys, samples, pairs, errors)
+
+
 @dataclass(slots=True)
 class _Seen:
     count: int
@@ -492,6 +519,7 @@ class OutcomeRecorder:
         self._hourly: dict[int, _Calls] = {}
         self._patterns: dict[_PatternKey, _Seen] = {}
         self._pairs: dict[_PairKey, _Seen] = {}
+        self._plans: dict[tuple[str, tuple[FieldFailure, ...]], _FoldPlan] = {}
         self._annotations: dict[tuple[str, str], FieldAnnotation] = {}
         self._audit = AuditLog(self.log_dir, max_bytes=audit_max_bytes, backups=audit_backups) if self.log_dir else None
         self._unwritten: deque[str] = deque()
@@ -705,15 +733,24 @@ class OutcomeRecorder:
     def _fold(self, outcome: _Queued | CallOutcome, *, audit_line: bool) -> str | None:
         """Count ``outcome``; with ``audit_line``, return its audit log line, built from the same
         cleaned names as its patterns."""
-        tool, ts, status = _clean(outcome.tool), outcome.ts, outcome.status
+        tool, ts, status, duration_ms = _clean(outcome.tool), outcome.ts, outcome.status, outcome.duration_ms
         hour = int(ts // 3600) * 3600
-        for calls in (
-            _touch(self._tools, tool, _Calls, self.max_patterns),
-            _touch(self._hourly, hour, _Calls, self.max_hours + 1),
-        ):
-            setattr(calls, status, getattr(calls, status) + 1)
-            calls.duration_ms += outcome.duration_ms
-        _prune_hours(self._hourly, self.max_hours)
+        by_tool = _touch(self._tools, tool, _Calls, self.max_patterns)
+        by_hour = self._hourly.get(hour)
+        if by_hour is None:
+            by_hour = self._hourly[hour] = _Calls()
+            _prune_hours(self._hourly, self.max_hours)
+        if status == "ok":
+            by_tool.ok += 1
+            by_hour.ok += 1
+        elif status == "refused":
+            by_tool.refused += 1
+            by_hour.refused += 1
+        else:
+            by_tool.error += 1
+            by_hour.error += 1
+        by_tool.duration_ms += duration_ms
+        by_hour.duration_ms += duration_ms
         errors = self._fold_failures(tool, ts, hour, outcome.failures, audit_line) if outcome.failures else ""
         if not audit_line:
             return None
@@ -729,28 +766,23 @@ class OutcomeRecorder:
     ) -> str:
         """Count a call's refused fields into the patterns (and its unknown and missing names into
         the pairs); their audit log text, with ``audit_line``."""
-        unknown, missing, errors = [], [], []
+        plan = self._plans.get((tool, failures))
+        if plan is None:
+            if len(self._plans) >= _PLANS_LIMIT:
+                self._plans.clear()
+            plan = self._plans[(tool, failures)] = _fold_plan(tool, failures)
 
         def first_seen() -> _Seen:
             return _Seen(0, ts, ts)
 
-        for failure in failures:
-            key = _PatternKey(tool, _clean(failure.param), _clean(failure.error_type), _clean(failure.shape))
+        for key, sample in zip(plan.keys, plan.samples, strict=True):
             seen = _touch(self._patterns, key, first_seen, self.max_patterns)
             seen.add(ts, hour, self.max_hours)
-            if failure.sample is not None:
-                seen.samples = [*seen.samples[1 - _SAMPLES_PER_PATTERN :], failure.sample]
-            if failure.error_type == "unknown_parameter":
-                unknown.append(key.param)
-            elif failure.error_type == "missing":
-                missing.append(key.param)
-            if audit_line:
-                errors.append(_audit_error(key.param, key.error_type, key.shape, failure.sample))
-        for unknown_name in unknown[:_PAIRS_PER_CALL]:
-            for missing_name in missing[:_PAIRS_PER_CALL]:
-                pair = _touch(self._pairs, _PairKey(tool, unknown_name, missing_name), first_seen, self.max_patterns)
-                pair.add(ts, hour, 1)
-        return ",".join(errors)
+            if sample is not None:
+                seen.samples = [*seen.samples[1 - _SAMPLES_PER_PATTERN :], sample]
+        for pair_key in plan.pairs:
+            _touch(self._pairs, pair_key, first_seen, self.max_patterns).add(ts, hour, 1)
+        return plan.errors if audit_line else ""
 
     def _write_audit(self) -> None:
         assert self._audit is not None
@@ -860,11 +892,14 @@ def _timestamp(seconds: float) -> str:
     ``datetime.fromtimestamp`` rounds them, and cut to milliseconds, as ``isoformat`` cuts them."""
     if not 0 <= seconds < _LAST_SECOND - 1:
         return timestamp(seconds)
-    fraction, whole = math.modf(seconds)
-    microseconds = round(fraction * 1e6)
+    whole = int(seconds)
+    microseconds = round((seconds - whole) * 1e6)  # the subtraction is exact, as modf's is
     if microseconds >= 1_000_000:
         whole, microseconds = whole + 1, microseconds - 1_000_000
-    return f"{_second(int(whole))}.{microseconds // 1000:03d}Z"
+    return _second(whole) + _MILLISECONDS[microseconds // 1000]
+
+
+_MILLISECONDS = tuple(f".{millisecond:03d}Z" for millisecond in range(1000))
 
 
 # --- Suggestions -----------------------------------------------------------------------------
