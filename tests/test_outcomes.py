@@ -572,7 +572,8 @@ def test_an_audit_line_is_what_json_dumps_writes(
     norms: list[str],
     failures: list[FieldFailure],
 ) -> None:
-    """The audit line is built without json.dumps, byte for byte as json.dumps would write it."""
+    """The audit line is built without json.dumps, byte for byte as json.dumps would write it, but
+    for the three characters str.splitlines breaks at that JSON leaves raw."""
     ts = 1_780_000_000.123
     recorder = OutcomeRecorder()
     line = recorder._fold(CallOutcome(tool, status, duration_ms, tuple(failures), tuple(norms), ts), audit_line=True)
@@ -590,7 +591,14 @@ def test_an_audit_line_is_what_json_dumps_writes(
         "norms": [_clean(norm) for norm in norms],
         "errors": errors,
     }
-    assert line == json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+    dumped = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+    # json.dumps leaves U+0085, U+2028 and U+2029 raw; the audit line escapes them, so that every
+    # reader finds one line per call.
+    for character in ("\x85", "\u2028", "\u2029"):
+        dumped = dumped.replace(character, f"\\u{ord(character):04x}")
+    assert line == dumped
+    assert line.splitlines() == [line]
+    assert json.loads(line) == entry
 
 
 def test_repeated_and_distinct_mistakes_are_counted_alike_past_the_plan_cache() -> None:
@@ -616,3 +624,17 @@ def test_repeated_and_distinct_mistakes_are_counted_alike_past_the_plan_cache() 
     stats = recorder.snapshot()
     assert Counter({(p.param, p.error_type, p.shape): p.count for p in stats.patterns}) == expected
     assert Counter({(a.unknown, a.missing): a.count for a in stats.aliases}) == pairs
+
+
+@pytest.mark.parametrize("character", ["\x85", "\u2028", "\u2029"], ids=["NEL", "LS", "PS"])
+def test_an_audit_line_stays_one_line_for_every_line_splitter(tmp_path: Path, character: str) -> None:
+    recorder = OutcomeRecorder(tmp_path, sample_chars=10)
+    failure = FieldFailure(f"a{character}b", "int_type", "string", f"x{character}y")
+    recorder.record(f"tool{character}", "refused", 1.0, failures=(failure,), norms=(f"n{character}",))
+    recorder.close()
+    text = (tmp_path / "audit.jsonl").read_text(encoding="utf-8")
+    [line] = text.splitlines()
+    entry = json.loads(line)
+    assert entry["tool"] == f"tool{character}"
+    assert entry["errors"][0]["sample"] == f"x{character}y"
+    assert [item.tool for item in read_audit_log(tmp_path)] == [f"tool{character}"]

@@ -756,10 +756,11 @@ class OutcomeRecorder:
             return None
         duration_ms = round(outcome.duration_ms, 3) if math.isfinite(outcome.duration_ms) else 0.0
         norms = ",".join([_json_text(_clean(norm)) for norm in outcome.norms]) if outcome.norms else ""
-        return (
+        line = (
             f'{{"ts":"{_timestamp(ts)}","tool":{_json_text(tool)},"status":"{status}",'
             f'"duration_ms":{duration_ms!r},"norms":[{norms}],"errors":[{errors}]}}'
         )
+        return line if line.isascii() else line.translate(_LINE_BREAKS)
 
     def _fold_failures(
         self, tool: str, ts: float, hour: int, failures: tuple[FieldFailure, ...], audit_line: bool
@@ -872,6 +873,9 @@ def _calls_fields(calls: _Calls, with_duration: bool = True) -> dict[str, Any]:
 # write it, byte for byte, without building the dict and an encoder per line: strings through
 # json's own string encoder, numbers as their repr (as json writes a finite number).
 _json_text: Callable[[str], str] = json.encoder.encode_basestring
+# Characters that JSON leaves raw but str.splitlines (and some JSON Lines readers) break lines at;
+# they only occur inside the line's strings, where their escapes mean the same.
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
 def _audit_error(param: str, error_type: str, shape: str, sample: str | None) -> str:
