@@ -587,7 +587,7 @@ def test_an_audit_line_is_what_json_dumps_writes(
         "ts": timestamp(ts),
         "tool": _clean(tool),
         "status": status,
-        "duration_ms": round(duration_ms, 3) if math.isfinite(duration_ms) else 0.0,
+        "duration_ms": round(duration_ms, 3) if 0 <= duration_ms < math.inf else 0.0,
         "norms": [_clean(norm) for norm in norms],
         "errors": errors,
     }
@@ -638,3 +638,28 @@ def test_an_audit_line_stays_one_line_for_every_line_splitter(tmp_path: Path, ch
     assert entry["tool"] == f"tool{character}"
     assert entry["errors"][0]["sample"] == f"x{character}y"
     assert [item.tool for item in read_audit_log(tmp_path)] == [f"tool{character}"]
+
+
+@pytest.mark.parametrize(
+    ("duration_ms", "ts"),
+    [(math.nan, NOON), (-5.0, NOON), (math.inf, NOON), (1.0, -1e300), (1.0, math.nan), (1.0, 1e20)],
+    ids=["nan", "negative", "infinite", "before-year-1", "nan-time", "past-year-9999"],
+)
+def test_a_hostile_duration_or_time_never_stops_a_save(tmp_path: Path, duration_ms: float, ts: float) -> None:
+    recorder = OutcomeRecorder(tmp_path)
+    recorder.record_outcome(CallOutcome("search", "ok", duration_ms, ts=ts))
+    recorder.record("search", "ok", 2.0)
+    recorder.close()
+    [tool] = load_outcomes(tmp_path).tools
+    assert (tool.ok, tool.duration_ms) == (2, 2.0 if duration_ms != 1.0 else 3.0)
+    assert [entry.duration_ms for entry in read_audit_log(tmp_path)] == [0.0 if duration_ms != 1.0 else 1.0, 2.0]
+
+
+def test_an_unknown_status_is_refused_where_it_is_recorded() -> None:
+    recorder = OutcomeRecorder()
+    with pytest.raises(ValueError, match="status must be one of ok, refused, error, not 'bogus'"):
+        recorder.record("search", "bogus", 1.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not 'timeout'"):
+        recorder.record_outcome(CallOutcome("search", "timeout", 1.0))  # type: ignore[arg-type]
+    recorder.flush()
+    assert recorder.snapshot().tools == []

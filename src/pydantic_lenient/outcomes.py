@@ -78,6 +78,11 @@ __all__ = (
 Status = Literal["ok", "refused", "error"]
 STATUSES: tuple[Status, ...] = ("ok", "refused", "error")
 
+
+def _bad_status(status: object) -> str:
+    return f"status must be one of {', '.join(STATUSES)}, not {status!r:.80}"
+
+
 _log = logging.getLogger(__name__)
 
 NAME_LIMIT = 200  # characters kept of a name that came from a client (a tool, a parameter)
@@ -547,6 +552,8 @@ class OutcomeRecorder:
         norms: tuple[str, ...] = (),
     ) -> None:
         """Record one call (folded into the counts on the next `flush`)."""
+        if status not in STATUSES:
+            raise ValueError(_bad_status(status))
         self._pending.append(_Queued(tool, status, duration_ms, failures, norms, time.time()))
         if len(self._pending) > _PENDING_LIMIT:
             self.flush()
@@ -571,6 +578,8 @@ class OutcomeRecorder:
 
     def record_outcome(self, outcome: CallOutcome) -> None:
         """Record an outcome built elsewhere (a proxy's, or one with its own time)."""
+        if outcome.status not in STATUSES:
+            raise ValueError(_bad_status(outcome.status))
         self._pending.append(outcome)
         if len(self._pending) > _PENDING_LIMIT:
             self.flush()
@@ -734,6 +743,12 @@ class OutcomeRecorder:
         """Count ``outcome``; with ``audit_line``, return its audit log line, built from the same
         cleaned names as its patterns."""
         tool, ts, status, duration_ms = _clean(outcome.tool), outcome.ts, outcome.status, outcome.duration_ms
+        # A caller's NaN, negative or infinite duration, or a time no timestamp can spell, would
+        # make every later save fail: such a call counts with no duration, at the time it is folded.
+        if not 0 <= duration_ms < math.inf:
+            duration_ms = 0.0
+        if not 0 <= ts < _LAST_SECOND - 1:
+            ts = time.time()
         hour = int(ts // 3600) * 3600
         by_tool = _touch(self._tools, tool, _Calls, self.max_patterns)
         by_hour = self._hourly.get(hour)
@@ -754,7 +769,7 @@ class OutcomeRecorder:
         errors = self._fold_failures(tool, ts, hour, outcome.failures, audit_line) if outcome.failures else ""
         if not audit_line:
             return None
-        duration_ms = round(outcome.duration_ms, 3) if math.isfinite(outcome.duration_ms) else 0.0
+        duration_ms = round(duration_ms, 3)
         norms = ",".join([_json_text(_clean(norm)) for norm in outcome.norms]) if outcome.norms else ""
         line = (
             f'{{"ts":"{_timestamp(ts)}","tool":{_json_text(tool)},"status":"{status}",'
