@@ -7,39 +7,17 @@ verdict, never a timing.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
 from pydantic_lenient.repair import MAX_NESTING, Repairer, RepairResult, repair_arguments
+from tests.guards import within_guard
 
-T = TypeVar("T")
-HANG_GUARD_SECONDS = 60
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
-
-
-def within_guard(function: Callable[[], T]) -> T:
-    """``function()``, failing the test if it has not returned after `HANG_GUARD_SECONDS`."""
-    outcome: list[T] = []
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            outcome.append(function())
-        except BaseException as error:  # re-raised in the test's thread
-            errors.append(error)
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(HANG_GUARD_SECONDS)
-    if worker.is_alive():
-        pytest.fail(f"still running after {HANG_GUARD_SECONDS} s")
-    if errors:
-        raise errors[0]
-    return outcome[0]
 
 
 def _object(**properties: Any) -> dict[str, Any]:

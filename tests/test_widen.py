@@ -31,6 +31,7 @@ from pydantic_lenient.schema_styles import Style
 from pydantic_lenient.testing import host_validator
 from pydantic_lenient.widen import widen_schema
 from tests.conftest import AjvRunner
+from tests.guards import within_guard
 from tests.strategies import near_misses
 
 STYLES: list[Style] = ["type-array", "any-of"]
@@ -519,3 +520,32 @@ def test_an_enum_of_an_integer_past_the_digit_limit_widens_without_it() -> None:
     schema = {"type": "object", "properties": {"e": {"enum": [10**5000, 2]}}}
     widened = widen_schema(schema)
     assert {"type": "string", "enum": ["2"]} in widened["properties"]["e"]["anyOf"]
+
+
+def test_a_pattern_property_is_matched_within_bounds_or_not_at_all() -> None:
+    """A key is matched against ``patternProperties`` as repair matches it: on a linear-time
+    engine, so ``^(a+)+$`` costs nothing; a pattern that cannot be decided (not ECMA-262, a lone
+    surrogate, a backreference, the backtracking limit) leaves the member as it is, as repair leaves
+    its value."""
+    key = "a" * 40 + "!"
+    members = {key: {"type": "integer"}, "\ud800": {"type": "integer"}}
+    widened = within_guard(
+        lambda: widen_schema({"type": "object", "patternProperties": {"^(a+)+$": {}}, "properties": members})
+    )
+    assert widened["properties"][key] == {"type": ["integer", "string"], "pattern": SIGNED_DIGITS}
+    for pattern in ("(", "\ud800", "^(a)\\1$", "^(?:(?=a)a|(?=a)a)*$"):
+        schema = {"type": "object", "patternProperties": {pattern: {}}, "properties": members}
+        for style in STYLES:
+            widened = within_guard(lambda schema=schema, style=style: widen_schema(schema, style))  # type: ignore[misc]
+            assert widened["properties"] == members, (pattern, style)
+        assert not proxy_result(schema, {key: "5"}).repairs
+
+
+def test_a_schema_too_deep_to_restyle_comes_back_whole() -> None:
+    """Keywords repair does not read are copied as they are, however deep; restyling them too
+    deep for the stack leaves the schema as it was."""
+    deep: dict[str, Any] = {}
+    for _ in range(100_000):
+        deep = {"not": deep}
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "not": deep}
+    assert widen_schema(schema, "type-array") is schema

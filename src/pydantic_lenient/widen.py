@@ -180,20 +180,41 @@ class _Reader:
         return result
 
 
-def _own_members(node: Mapping[str, Any], key: str) -> list[Part]:
-    from ._jsonschema import ecma_regex
+def _matching_patterns(patterns: tuple[Any, ...], key: str) -> list[Any] | None:
+    """The patterns matching ``key``, on repair's bounded engine; None when that cannot be decided
+    (a pattern that is not ECMA-262 or not checkable within bounds, the backtracking limit)."""
+    from ._ecma_regex import matcher, translate
 
+    matching = []
+    for pattern in patterns:
+        translation = translate(pattern) if isinstance(pattern, str) else None
+        if translation is None or translation.pattern is None:
+            return None
+        check = matcher(translation.pattern)
+        try:
+            errors = list(check.iter_errors(key)) if check is not None else None
+        except Exception:  # a key the engine cannot take (a lone surrogate)
+            return None
+        if errors is None or any("Error executing regex" in error.message for error in errors):
+            return None
+        if not errors:
+            matching.append(pattern)
+    return matching
+
+
+def _own_members(node: Mapping[str, Any], key: str) -> list[Part]:
     parts: list[Part] = []
     properties = node.get("properties")
     matched = isinstance(properties, Mapping) and key in properties
     if matched:
         parts.append(properties[key])  # type: ignore[index]
     patterns = node.get("patternProperties")
-    if isinstance(patterns, Mapping):
-        for pattern, schema in patterns.items():
-            if ecma_regex(pattern).find(key) is not None:
-                parts.append(schema)
-                matched = True
+    if isinstance(patterns, Mapping) and patterns:
+        matching = _matching_patterns(tuple(patterns), key)
+        if matching is None:
+            return []  # which schemas apply cannot be told within bounds: as repair, constrain nothing
+        parts.extend(patterns[pattern] for pattern in matching)
+        matched = matched or bool(matching)
     additional = node.get("additionalProperties")
     if not matched and isinstance(additional, (Mapping, bool)):
         parts.append(additional)
@@ -440,5 +461,8 @@ def widen_schema(schema: Any, style: Style = "type-array") -> Any:
     except (_TooComplex, RecursionError):
         return schema
     if style == "type-array" and isinstance(widened, dict) and _moves_nothing_referenced(widened):
-        return apply_style(widened, "type-array")
+        try:
+            return apply_style(widened, "type-array")
+        except RecursionError:  # a keyword copied as it is (``not``) nests too deep to restyle
+            return schema
     return widened
