@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import print_ratios
 
 from pydantic_lenient import LenientJson, LenientU32, LenientUInt, StrictBoolish
-from pydantic_lenient.catalog import tool_catalog
+from pydantic_lenient.schema.catalog import tool_catalog
 
 
 class Step(BaseModel):

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import best_times, print_ratios
 
 from pydantic_lenient import LenientUInt, StrictBoolish
-from pydantic_lenient.normalizer import Normalizer
+from pydantic_lenient.normalizer.engine import Normalizer
 
 RULES = Path(__file__).resolve().parent.parent / "examples" / "fs_rules.json"
 

@@ -32,8 +32,8 @@ from _timing import print_ratios
 from mcp.server.mcpserver import MCPServer
 
 from pydantic_lenient import LenientUInt, StrictBoolish
-from pydantic_lenient.mcp_adapter import LenientServerMiddleware, make_lenient
-from pydantic_lenient.outcomes import OutcomeRecorder
+from pydantic_lenient.adapters.mcp import LenientServerMiddleware, make_lenient
+from pydantic_lenient.observe.outcomes import OutcomeRecorder
 
 PAIRS = 50  # recorded and plain calls per round, alternating
 ROUNDS = 60

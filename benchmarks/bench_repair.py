@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _timing import best_times, print_ratios
 
-from pydantic_lenient.repair import Repairer
+from pydantic_lenient.repair.engine import Repairer
 
 ADDRESS = {
     "type": "object",

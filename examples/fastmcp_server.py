@@ -19,7 +19,7 @@ sys.path.insert(0, str(HERE))
 from mail_tools import TOOLS  # noqa: E402
 
 from pydantic_lenient import STYLES, Normalizer, Style  # noqa: E402
-from pydantic_lenient.fastmcp_adapter import LenientMiddleware  # noqa: E402
+from pydantic_lenient.adapters.fastmcp import LenientMiddleware  # noqa: E402
 
 
 def build_server(style: Style = "type-array", *, strict_input_validation: bool = True) -> FastMCP:

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mail_tools import MANGLED_CALLS, TOOLS
 
-from pydantic_lenient.catalog import tool_specs
+from pydantic_lenient.schema import tool_specs
 
 
 def main() -> int:

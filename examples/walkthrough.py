@@ -85,8 +85,8 @@ def step_2_fix_the_source() -> None:
     if importlib.util.find_spec("libcst") is None:
         print("   skipped: needs the codemod extra (LibCST)")
         return
-    from pydantic_lenient.cli import load_target
-    from pydantic_lenient.fix import fix_file
+    from pydantic_lenient.codemod import fix_file
+    from pydantic_lenient.schema import load_target
 
     with tempfile.TemporaryDirectory() as folder:
         copy = Path(folder, "legacy_tools.py")

@@ -25,8 +25,9 @@ from typing import Any
 import pytest
 
 PACKAGE = "pydantic_lenient"
-# Modules that need an optional extra, and the package that extra brings.
-NEEDS_EXTRA = {"mcp_adapter.py": "mcp", "fastmcp_adapter.py": "fastmcp"}
+PACKAGE_DIR = Path(__file__).parent / PACKAGE
+# Modules that need an optional extra (paths inside the package), and the package that extra brings.
+NEEDS_EXTRA = {"adapters/mcp.py": "mcp", "adapters/fastmcp.py": "fastmcp"}
 
 
 @pytest.fixture(autouse=True)
@@ -38,17 +39,30 @@ def _examples_without_postponed_annotations(doctest_namespace: dict[str, Any]) -
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    extra = NEEDS_EXTRA.get(collection_path.name)
+    extra = NEEDS_EXTRA.get(_inside_package(collection_path) or "")
     if extra is None or os.environ.get("PYDANTIC_LENIENT_REQUIRE_SDKS"):
         return None
     return True if importlib.util.find_spec(extra) is None else None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if file_path.suffix == ".py" and file_path.parent.name == PACKAGE and file_path.name != "__main__.py":
+    if file_path.suffix == ".py" and _inside_package(file_path) is not None and file_path.name != "__main__.py":
         collector: pytest.Collector = AttributeDocstrings.from_parent(parent, path=file_path)
         return collector
     return None
+
+
+def _inside_package(path: Path) -> str | None:
+    """The path's place inside the package (``schema/styles.py``), or None outside it."""
+    try:
+        return path.resolve().relative_to(PACKAGE_DIR.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def _module_name(path: Path) -> str:
+    parts = [PACKAGE, *Path(_inside_package(path) or path.name).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def _attribute_docstrings(tree: ast.Module) -> Iterator[tuple[str, ast.Constant]]:
@@ -73,7 +87,7 @@ class AttributeDocstrings(pytest.File):
     """The doctests in one module's attribute docstrings."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        module = importlib.import_module(f"{PACKAGE}.{self.path.stem}")
+        module = importlib.import_module(_module_name(self.path))
         parser = doctest.DocTestParser()
         for name, docstring in _attribute_docstrings(ast.parse(self.path.read_text(encoding="utf-8"))):
             assert isinstance(docstring.value, str)

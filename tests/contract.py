@@ -18,9 +18,9 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from pydantic_core import ErrorDetails
 
 import pydantic_lenient as pl
-from pydantic_lenient._scalar import MAX_DIGIT_STRING_LENGTH
-from pydantic_lenient.floats import JSON_NUMBER
-from pydantic_lenient.integers import POSITIVE_DIGITS, SIGNED_DIGITS, UNSIGNED_DIGITS
+from pydantic_lenient.types.floats import JSON_NUMBER
+from pydantic_lenient.types.integers import POSITIVE_DIGITS, SIGNED_DIGITS, UNSIGNED_DIGITS
+from pydantic_lenient.types.scalar import MAX_DIGIT_STRING_LENGTH
 
 # Every lenient scalar type, by name, with the canonical JSON type it widens.
 SCALAR_TYPES: dict[str, tuple[Any, str]] = {

@@ -71,7 +71,7 @@ def tool_functions() -> dict[str, tuple[Callable[..., str], Any]]:
 def build_official(style: Style = "type-array", *, adapter: bool = True) -> Any:
     from mcp.server.mcpserver import MCPServer
 
-    from pydantic_lenient.mcp_adapter import make_lenient
+    from pydantic_lenient.adapters.mcp import make_lenient
 
     server = MCPServer("contract")
     for name, (function, _) in tool_functions().items():
@@ -82,7 +82,7 @@ def build_official(style: Style = "type-array", *, adapter: bool = True) -> Any:
 def build_fastmcp(style: Style = "type-array", *, middleware: bool = True) -> Any:
     from fastmcp import FastMCP
 
-    from pydantic_lenient.fastmcp_adapter import LenientMiddleware
+    from pydantic_lenient.adapters.fastmcp import LenientMiddleware
 
     server = FastMCP(
         "contract", middleware=[LenientMiddleware(style=style)] if middleware else [], strict_input_validation=True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic_lenient.targets import TargetSchema
+from pydantic_lenient.schema.targets import TargetSchema
 
 
 def locations(schema: dict[str, Any], field: str) -> set[str]:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pydantic_lenient import Normalizer
-from pydantic_lenient.normalizer import OTHER_TOOLS
+from pydantic_lenient.normalizer.engine import OTHER_TOOLS
 from tests.test_mcp_servers import SERVERS, Call
 
 # A wildcard rule: it would apply to any tool name a client invents, if the adapter let it through.

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pydantic_lenient import TARGETS, Target, input_schema, target_schema
-from pydantic_lenient.targets import TargetSchema
+from pydantic_lenient.schema.targets import TargetSchema
 from tests.conftest import AjvRunner
 from tests.contract import FIXED_VALUES, JSON_CORPUS, SCALAR_TYPES, agrees, server_verdict, tool_model
 from tests.losses import explained

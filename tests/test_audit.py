@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from pydantic_lenient import LenientFloat, LenientJson, LenientUInt, StrictBoolish
-from pydantic_lenient.audit import Finding, audit, format_findings
+from pydantic_lenient.schema.audit import Finding, audit, format_findings
 
 
 class Step(BaseModel):
@@ -156,7 +156,7 @@ def test_a_field_that_cannot_be_made_lenient_is_a_note_saying_why() -> None:
 def test_every_suggestion_is_what_the_mapping_gives() -> None:
     """The audit and lenient_annotation are one mapping: a model rebuilt from the suggestions'
     mapping passes the audit."""
-    from pydantic_lenient.lenient import lenient_tool as make_lenient_tool
+    from pydantic_lenient.types.mapping import lenient_tool as make_lenient_tool
 
     assert audit([make_lenient_tool(strict_tool)]) == [
         Finding(

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
 from pydantic_lenient import Normalizer, StrictBoolish
-from pydantic_lenient._boolean_text import BOOLEAN_DIGITS, BOOLEAN_WORDS, TRUE_OR_FALSE
+from pydantic_lenient.types.boolean_text import BOOLEAN_DIGITS, BOOLEAN_WORDS, TRUE_OR_FALSE
 from tests.sdks import require
 from tests.strategies import boolean_strings
 
@@ -26,7 +26,7 @@ def test_the_table() -> None:
 
 @given(text=boolean_strings | st.text(alphabet="truefalsTRUEFALS01 \u0130K\u0131\u212a", max_size=6) | st.text())
 def test_every_reader_takes_exactly_the_tables_spellings(text: str) -> None:
-    repair = require("pydantic_lenient.repair")
+    repair = require("pydantic_lenient.repair.engine")
     expected = BOOLEAN_WORDS.get(text)
     try:
         validated: bool | None = STRICT_BOOLISH.validate_python(text)

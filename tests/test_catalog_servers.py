@@ -12,8 +12,8 @@ from typing import Any, Optional
 import pytest
 
 from pydantic_lenient import LenientJson, LenientUInt, StrictBoolish
-from pydantic_lenient.audit import audit
-from pydantic_lenient.catalog import tool_catalog
+from pydantic_lenient.schema.audit import audit
+from pydantic_lenient.schema.catalog import tool_catalog
 from tests.sdks import require
 
 

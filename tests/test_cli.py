@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pydantic_lenient import __version__
-from pydantic_lenient.cli import EXIT_CODES, _parser, main
+from pydantic_lenient.cli.main import EXIT_CODES, _parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -168,7 +168,7 @@ def test_normalize_bad_input_is_one_line(args: list[str], message: str) -> None:
 
 
 def test_stats_prints_tables(tmp_path: Path) -> None:
-    from pydantic_lenient.normalizer import Normalizer
+    from pydantic_lenient.normalizer.engine import Normalizer
 
     normalizer = Normalizer.from_file(EXAMPLES / "fs_rules.json", stats_file=tmp_path / "stats.json")
     normalizer.apply("edit_file", {"old_str": "a"})
@@ -416,8 +416,8 @@ def test_any_arguments_text_is_an_answer_or_one_line(text: str) -> None:
 
 
 def test_suggest_prints_suggestions_and_writes_the_rules_file(tmp_path: Path) -> None:
-    from pydantic_lenient.normalizer import Normalizer
-    from pydantic_lenient.outcomes import FieldFailure, OutcomeRecorder
+    from pydantic_lenient.normalizer.engine import Normalizer
+    from pydantic_lenient.observe.outcomes import FieldFailure, OutcomeRecorder
 
     recorder = OutcomeRecorder(tmp_path / "logs", flush_every=3600)
     for _ in range(3):

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pydantic_lenient.cli import main
+from pydantic_lenient.cli.main import main
 from tests.test_normalizer_stats import CORRUPT
 
 ROOT = Path(__file__).resolve().parent.parent

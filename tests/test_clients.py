@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pydantic_lenient.clients import RepairingClient
-from pydantic_lenient.repair import RepairResult
+from pydantic_lenient.adapters.clients import RepairingClient
+from pydantic_lenient.repair.engine import RepairResult
 from tests.sdks import require
 
 

@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from pydantic_lenient import Normalizer
-from pydantic_lenient.cli import main
-from pydantic_lenient.dashboard import dashboard_data, make_server, render_html
-from pydantic_lenient.outcomes import FieldFailure, OutcomeRecorder, load_outcomes
+from pydantic_lenient.cli.main import main
+from pydantic_lenient.observe.dashboard import dashboard_data, make_server, render_html
+from pydantic_lenient.observe.outcomes import FieldFailure, OutcomeRecorder, load_outcomes
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 ARTIFACTS = Path(

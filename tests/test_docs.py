@@ -20,7 +20,13 @@ import pydantic_lenient
 from .sdks import require
 
 # Public modules whose names are not all re-exported by the package, and the extra each needs.
-MODULES = {"repair": None, "testing": None, "clients": None, "mcp_adapter": "mcp", "fastmcp_adapter": "fastmcp"}
+MODULES = {
+    "repair": None,
+    "testing": None,
+    "adapters.clients": None,
+    "adapters.mcp": "mcp",
+    "adapters.fastmcp": "fastmcp",
+}
 
 
 def attribute_docstrings(path: Path) -> dict[str, str]:
@@ -37,7 +43,7 @@ def attribute_docstrings(path: Path) -> dict[str, str]:
 
 PACKAGE_DIR = Path(pydantic_lenient.__file__).parent
 ATTRIBUTE_DOCSTRINGS = {
-    name: text for path in sorted(PACKAGE_DIR.glob("*.py")) for name, text in attribute_docstrings(path).items()
+    name: text for path in sorted(PACKAGE_DIR.rglob("*.py")) for name, text in attribute_docstrings(path).items()
 }
 
 
@@ -64,7 +70,7 @@ def _module_all(module: str) -> tuple[str, ...]:
 
 @pytest.mark.parametrize(("module", "name"), public_names(), ids=lambda value: value.rpartition(".")[2])
 def test_every_public_name_has_an_example(module: str, name: str) -> None:
-    extra = MODULES.get(module.rpartition(".")[2])
+    extra = MODULES.get(module.removeprefix("pydantic_lenient."))
     if extra:
         require(extra)
     text = documentation(module, name)
@@ -75,7 +81,7 @@ def test_every_public_name_has_an_example(module: str, name: str) -> None:
 
 def test_attribute_docstrings_are_found() -> None:
     """The collector's own rule finds the docstrings of aliases, so the test above can fail."""
-    docs = attribute_docstrings(PACKAGE_DIR / "integers.py")
+    docs = attribute_docstrings(PACKAGE_DIR / "types" / "integers.py")
     assert ">>> " in docs["LenientInt"]
     assert "LenientFloat" not in docs
     assert documentation("pydantic_lenient", "LenientFloat").startswith("A finite ``float``")

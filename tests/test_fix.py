@@ -8,15 +8,16 @@ from typing import Any
 
 import pytest
 
-from pydantic_lenient.audit import audit
-from pydantic_lenient.catalog import model_from_function
-from pydantic_lenient.cli import load_target, main
-from pydantic_lenient.schema_styles import input_schema
+from pydantic_lenient.cli.main import main
+from pydantic_lenient.schema.audit import audit
+from pydantic_lenient.schema.catalog import model_from_function
+from pydantic_lenient.schema.loading import load_target
+from pydantic_lenient.schema.targets import input_schema
 from pydantic_lenient.testing import host_validator
 
 pytest.importorskip("libcst")  # the codemod extra; in dev, so CI has it
 
-from pydantic_lenient.fix import fix_file
+from pydantic_lenient.codemod.fix import fix_file
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -20,7 +20,7 @@ from pydantic_lenient import (
     LenientUInt,
     input_schema,
 )
-from pydantic_lenient.integers import _LenientInt
+from pydantic_lenient.types.integers import _LenientInt
 from tests.cases import Case, invalid_params, valid_params
 
 NOT_INTEGERS: list[Any] = [

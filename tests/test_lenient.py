@@ -28,7 +28,7 @@ from pydantic_lenient import (
     LenientUInt,
     StrictBoolish,
 )
-from pydantic_lenient.lenient import (
+from pydantic_lenient.types.mapping import (
     KeptAsIs,
     Lenient,
     NullText,
@@ -400,7 +400,7 @@ def test_mypy_reports_a_wrong_value_for_lenient_t(tmp_path: Any) -> None:
     mypy_api = pytest.importorskip("mypy.api")
     source = tmp_path / "wrong.py"
     source.write_text(
-        "from pydantic_lenient.lenient import Lenient\n"
+        "from pydantic_lenient.types.mapping import Lenient\n"
         "ok: Lenient[int] = 1\n"
         "wrong: Lenient[int] = 'a'\n"
         "reveal_type(ok)\n"

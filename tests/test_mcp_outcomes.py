@@ -11,8 +11,8 @@ import pytest
 from pydantic import BeforeValidator
 
 from pydantic_lenient import Normalizer
-from pydantic_lenient.auditlog import read_audit_log
-from pydantic_lenient.outcomes import OutcomeRecorder, OutcomeStats, load_outcomes, rules_document, suggest
+from pydantic_lenient.observe.auditlog import read_audit_log
+from pydantic_lenient.observe.outcomes import OutcomeRecorder, OutcomeStats, load_outcomes, rules_document, suggest
 from tests.sdks import require
 
 
@@ -37,7 +37,7 @@ Calls = list[tuple[str, dict[str, Any]]]
 
 async def _official(calls: Calls, options: dict[str, Any]) -> list[bool]:
     mcp = require("mcp")
-    from pydantic_lenient.mcp_adapter import make_lenient
+    from pydantic_lenient.adapters.mcp import make_lenient
 
     server = require("mcp.server.mcpserver").MCPServer("recorded")
     for tool in options.pop("tools", TOOLS):
@@ -49,7 +49,7 @@ async def _official(calls: Calls, options: dict[str, Any]) -> list[bool]:
 
 async def _fastmcp(calls: Calls, options: dict[str, Any]) -> list[bool]:
     fastmcp = require("fastmcp")
-    from pydantic_lenient.fastmcp_adapter import LenientMiddleware
+    from pydantic_lenient.adapters.fastmcp import LenientMiddleware
 
     tools = options.pop("tools", TOOLS)
     server = fastmcp.FastMCP("recorded", middleware=[LenientMiddleware(**options)], strict_input_validation=True)
@@ -212,7 +212,7 @@ def test_a_refusal_a_tool_meets_calling_another_is_not_its_own(tmp_path: Path) -
     """A tool that calls another in process and fails on that one's refusal failed in the tool:
     the inner validation error is not taken for the outer call's."""
     mcp = require("mcp")
-    from pydantic_lenient.mcp_adapter import make_lenient
+    from pydantic_lenient.adapters.mcp import make_lenient
 
     server = require("mcp.server.mcpserver").MCPServer("nested")
 

@@ -59,7 +59,7 @@ async def _official(
         for tool in TOOLS:
             server.tool()(tool)
     elif normalizer is not None:
-        from pydantic_lenient.mcp_adapter import make_lenient
+        from pydantic_lenient.adapters.mcp import make_lenient
 
         server = require("mcp.server.mcpserver").MCPServer("normalized")
         from mail_tools import TOOLS
@@ -86,7 +86,7 @@ async def _fastmcp(
 
     server = build_server(strict_input_validation=strict)
     if normalizer is not None:
-        from pydantic_lenient.fastmcp_adapter import LenientMiddleware
+        from pydantic_lenient.adapters.fastmcp import LenientMiddleware
 
         server = fastmcp.FastMCP("normalized", middleware=[LenientMiddleware(normalizer)])
         from mail_tools import TOOLS
@@ -223,7 +223,7 @@ def _model_says(name: str, arguments: dict[str, Any], normalizer: Normalizer) ->
     """What the tool's own input model makes of a call, after the example's normalizer."""
     from mail_tools import TOOLS
 
-    from pydantic_lenient.catalog import model_from_function
+    from pydantic_lenient.schema.catalog import model_from_function
 
     function = next(tool for tool in TOOLS if tool.__name__ == name)
     normalized = normalizer.apply(name, arguments).arguments
@@ -298,7 +298,7 @@ def test_the_official_sdk_validates_through_the_hooks_make_lenient_replaces() ->
     ``fn_metadata.pre_parse_json`` and then its ``arg_model``, ``fn_metadata`` can be replaced, and
     the SDK's own pre-parse turns a lenient field's ``"null"`` and JSON text into values."""
     mcpserver = require("mcp.server.mcpserver")
-    from pydantic_lenient.mcp_adapter import LenientFuncMetadata, make_lenient
+    from pydantic_lenient.adapters.mcp import LenientFuncMetadata, make_lenient
 
     server = mcpserver.MCPServer("pinned")
     server.tool()(labelled)

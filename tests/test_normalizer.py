@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pydantic import AliasChoices, BaseModel, Field, ValidationError
 
 from pydantic_lenient import LenientUInt, StrictBoolish
-from pydantic_lenient.normalizer import (
+from pydantic_lenient.normalizer.engine import (
     BUILTIN_RULES,
     OTHER_TOOLS,
     NormalizationConflict,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pydantic_lenient.normalizer import MAX_RULES_FILE_BYTES, Normalizer, Rule, RuleError
+from pydantic_lenient.normalizer.engine import MAX_RULES_FILE_BYTES, Normalizer, Rule, RuleError
 
 
 def _rule(**fields: Any) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pydantic_lenient.normalizer import Normalizer
+from pydantic_lenient.normalizer.engine import Normalizer
 from tests.strategies import boolean_strings, json_values, number_strings
 
 NAMES = ["a", "b", "c", "id"]
@@ -138,7 +138,7 @@ def test_every_value_sent_is_in_the_output_or_in_a_record(rules: list[dict[str, 
 def test_under_the_error_policy_a_call_loses_nothing_or_is_refused(
     rules: list[dict[str, Any]], call: dict[str, Any]
 ) -> None:
-    from pydantic_lenient.normalizer import NormalizationConflict
+    from pydantic_lenient.normalizer.engine import NormalizationConflict
 
     try:
         result = Normalizer(rules).apply("t", call)

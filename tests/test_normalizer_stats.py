@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from pydantic_lenient._stats import StatsFileError, load_stats, write_json_atomically
-from pydantic_lenient.normalizer import Normalizer
+from pydantic_lenient.normalizer.engine import Normalizer
+from pydantic_lenient.normalizer.stats import StatsFileError, load_stats, write_json_atomically
 
 ALIAS = {"id": "r", "tools": ["t"], "type": "param_alias", "from": "old_str", "to": "old_text"}
 VALID: dict[str, Any] = {

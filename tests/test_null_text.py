@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field, create_model
 
 from pydantic_lenient import LenientUInt, input_schema
-from pydantic_lenient.catalog import model_from_function
-from pydantic_lenient.lenient import Lenient, lenient_model, lenient_tool
+from pydantic_lenient.schema.catalog import model_from_function
 from pydantic_lenient.testing import host_validator
+from pydantic_lenient.types.mapping import Lenient, lenient_model, lenient_tool
 
 from .conftest import AjvRunner
 from .contract import Verdict, agrees, server_verdict

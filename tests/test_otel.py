@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic_lenient.outcomes import CallOutcome, FieldFailure, OutcomeRecorder
+from pydantic_lenient.observe.outcomes import CallOutcome, FieldFailure, OutcomeRecorder
 from tests.sdks import require
 
 
@@ -26,7 +26,7 @@ def _replicas(count: int) -> tuple[Any, list[Any]]:
     """One metric reader that ``count`` replicas' meters all report to, as a backend adds them up."""
     export = require("opentelemetry.sdk.metrics.export")
     sdk = require("opentelemetry.sdk.metrics")
-    from pydantic_lenient.otel import OtelMetrics
+    from pydantic_lenient.observe.otel import OtelMetrics
 
     reader = export.InMemoryMetricReader()
     provider = sdk.MeterProvider(metric_readers=[reader])

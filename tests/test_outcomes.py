@@ -21,9 +21,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails
 
 from pydantic_lenient import Normalizer
-from pydantic_lenient._stats import timestamp
-from pydantic_lenient.auditlog import AuditLog, read_audit_log
-from pydantic_lenient.outcomes import (
+from pydantic_lenient.normalizer.stats import timestamp
+from pydantic_lenient.observe.auditlog import AuditLog, read_audit_log
+from pydantic_lenient.observe.outcomes import (
     STATUSES,
     CallOutcome,
     FieldFailure,
@@ -604,7 +604,7 @@ def test_an_audit_line_is_what_json_dumps_writes(
 def test_repeated_and_distinct_mistakes_are_counted_alike_past_the_plan_cache() -> None:
     """Folding reuses what it worked out for a (tool, failures) it saw before; counts must not
     depend on that, nor on the cache starting again once it holds ``_PLANS_LIMIT`` plans."""
-    from pydantic_lenient.outcomes import _PLANS_LIMIT
+    from pydantic_lenient.observe.outcomes import _PLANS_LIMIT
 
     recorder = OutcomeRecorder()
     expected: Counter[tuple[str, str, str]] = Counter()

@@ -32,7 +32,7 @@ from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from pydantic_lenient.widen import widen_schema  # noqa: E402
+from pydantic_lenient.schema.widen import widen_schema  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 EVERYTHING = ROOT / "tests" / "upstream" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"
@@ -334,7 +334,7 @@ def test_every_call_is_recorded_with_its_outcome(everything: list[str], tmp_path
     """ok (with the rules and repairs applied), refused by validation (field, error type, value
     shape, never the value), and a misnamed parameter as an unknown and a missing name; the audit
     log holds one line per call, and outcomes.json is saved when the proxy stops."""
-    from pydantic_lenient.outcomes import load_outcomes, suggest
+    from pydantic_lenient.observe.outcomes import load_outcomes, suggest
 
     rules = tmp_path / "rules.json"
     rules.write_text(
@@ -494,7 +494,7 @@ def test_a_log_dir_that_cannot_be_written_never_breaks_a_call(tmp_path: Path) ->
 
 
 def test_the_command_refuses_a_corrupt_outcomes_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from pydantic_lenient.cli import main
+    from pydantic_lenient.cli.main import main
 
     (tmp_path / "outcomes.json").write_text('{"format": "pydantic-lenient-outcomes", "tools": 5}')
     assert main(["proxy", "--log-dir", str(tmp_path), "--", "true"]) == 2
@@ -656,7 +656,7 @@ def test_messages_that_are_not_json_rpc_reach_the_upstream_as_sent(tmp_path: Pat
 
 
 def test_the_command_refuses_bad_options(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from pydantic_lenient.cli import main
+    from pydantic_lenient.cli.main import main
 
     assert main(["proxy", "--ping-timeout", "0", "--", "true"]) == 2
     assert "--ping-timeout must be a positive number" in capsys.readouterr().err

@@ -34,13 +34,25 @@ def test_all_lists_every_public_name() -> None:
 
 
 # Modules that need an optional extra, and the package that extra brings.
-NEEDS_EXTRA = {"mcp_adapter": "mcp", "fastmcp_adapter": "fastmcp", "proxy": "mcp", "otel": "opentelemetry"}
+NEEDS_EXTRA = {
+    "adapters.mcp": "mcp",
+    "adapters.fastmcp": "fastmcp",
+    "proxy": "mcp",
+    "proxy.server": "mcp",
+    "observe.otel": "opentelemetry",
+    "repair": "jsonschema_rs",
+    "repair.engine": "jsonschema_rs",
+    "adapters.clients": "jsonschema_rs",
+    "codemod": "libcst",
+    "codemod.fix": "libcst",
+}
 
-
+# Every public module at any depth (subpackages included), named from the package.
 PUBLIC_MODULES = sorted(
-    info.name
-    for info in pkgutil.iter_modules(pydantic_lenient.__path__)
-    if not info.name.startswith("_") and info.name not in {"testing", "__main__", "pytest_plugin"}
+    info.name.removeprefix("pydantic_lenient.")
+    for info in pkgutil.walk_packages(pydantic_lenient.__path__, "pydantic_lenient.")
+    if not any(part.startswith("_") for part in info.name.split("."))
+    and info.name.removeprefix("pydantic_lenient.") not in {"testing", "pytest_plugin", "adapters"}
 )
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pydantic_lenient.repair import Repairer, RepairResult, repair_arguments
+from pydantic_lenient.repair.engine import Repairer, RepairResult, repair_arguments
 from pydantic_lenient.testing import Draft, host_validator
 from tests.strategies import any_input, json_values
 from tests.test_repair_properties import assert_changes_only_where_reported

@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pydantic_lenient.repair import Repairer
+from pydantic_lenient.repair.engine import Repairer
 from tests.strategies import any_input, json_values, near_misses
 
 NAMES = ["a", "b", "a/b", "c~d", "~1", "thoughtNumber", "thought_number", "ThoughtNumber", "x-y", ""]

@@ -14,8 +14,8 @@ import regress
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pydantic_lenient._ecma_regex import translate
-from pydantic_lenient.repair import Repairer
+from pydantic_lenient.repair.engine import Repairer
+from pydantic_lenient.schema.ecma_regex import translate
 from tests.conftest import AjvRunner
 
 # Patterns where a non-ECMA engine would read something differently, and plain ones.

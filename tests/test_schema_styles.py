@@ -182,7 +182,7 @@ def test_style_rewrites_keep_every_suite_verdict(group: dict[str, Any], draft: A
 
 # Models whose schemas hold every widened form: scalars, bounds, JSON text both ways, unions, $defs.
 def _style_corpus() -> dict[str, type[BaseModel]]:
-    from pydantic_lenient.catalog import model_from_function
+    from pydantic_lenient.schema.catalog import model_from_function
     from tests.contract import SCALAR_TYPES, tool_model
     from tests.test_json_values import Tool
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, Field, create_model
 
 from pydantic_lenient import TARGETS, LenientFloat, LenientInt, LenientUInt, Target, input_schema, target_schema
-from pydantic_lenient.targets import DRAFT_07, TargetSchema, to_target
+from pydantic_lenient.schema.targets import DRAFT_07, TargetSchema, to_target
 from pydantic_lenient.testing import host_validator
 from tests.contract import SCALAR_TYPES, agrees, server_verdict, tool_model
 from tests.losses import explained

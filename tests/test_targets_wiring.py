@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from pydantic_lenient import TARGETS, LenientUInt, Target, apply_style, input_schema, to_target, tool_catalog
-from pydantic_lenient.catalog import model_from_function
-from pydantic_lenient.targets import DRAFT_07
+from pydantic_lenient.schema.catalog import model_from_function
+from pydantic_lenient.schema.targets import DRAFT_07
 from tests.sdks import require
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,7 +70,7 @@ def test_catalog_command_refuses_an_unknown_target_in_one_line() -> None:
 @pytest.mark.parametrize("target", ["mcp", "mcp-draft-07"])
 def test_official_sdk_adapter_advertises_the_target_and_still_takes_strings(target: Target) -> None:
     mcp = require("mcp")
-    from pydantic_lenient.mcp_adapter import make_lenient
+    from pydantic_lenient.adapters.mcp import make_lenient
 
     server = require("mcp.server.mcpserver").MCPServer("pairs")
     server.tool()(pair)
@@ -90,7 +90,7 @@ def test_official_sdk_adapter_advertises_the_target_and_still_takes_strings(targ
 @pytest.mark.parametrize("target", ["mcp", "mcp-draft-07"])
 def test_fastmcp_middleware_advertises_the_target_and_still_takes_strings(target: Target) -> None:
     fastmcp = require("fastmcp")
-    from pydantic_lenient.fastmcp_adapter import LenientMiddleware
+    from pydantic_lenient.adapters.fastmcp import LenientMiddleware
 
     bare = fastmcp.FastMCP("bare")
     bare.tool(pair)

@@ -34,7 +34,7 @@ def later(
 
 async def _official(lenient: bool) -> dict[str, Any]:
     mcp = require("mcp")
-    from pydantic_lenient.mcp_adapter import make_lenient
+    from pydantic_lenient.adapters.mcp import make_lenient
 
     server = require("mcp.server.mcpserver").MCPServer("t")
     server.tool()(search)
@@ -53,7 +53,7 @@ async def _official(lenient: bool) -> dict[str, Any]:
 
 async def _fastmcp(lenient: bool) -> dict[str, Any]:
     fastmcp = require("fastmcp")
-    from pydantic_lenient.fastmcp_adapter import LenientMiddleware
+    from pydantic_lenient.adapters.fastmcp import LenientMiddleware
 
     server = fastmcp.FastMCP("t", middleware=[LenientMiddleware(lenient_parameters=lenient)])
     server.tool(search)

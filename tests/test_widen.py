@@ -23,13 +23,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pydantic_lenient._boolean_text import TRUE_OR_FALSE
-from pydantic_lenient.floats import JSON_NUMBER
-from pydantic_lenient.integers import SIGNED_DIGITS
-from pydantic_lenient.repair import Repairer, RepairResult
-from pydantic_lenient.schema_styles import Style
+from pydantic_lenient.repair.engine import Repairer, RepairResult
+from pydantic_lenient.schema.styles import Style
+from pydantic_lenient.schema.widen import widen_schema
 from pydantic_lenient.testing import host_validator
-from pydantic_lenient.widen import widen_schema
+from pydantic_lenient.types.boolean_text import TRUE_OR_FALSE
+from pydantic_lenient.types.floats import JSON_NUMBER
+from pydantic_lenient.types.integers import SIGNED_DIGITS
 from tests.conftest import AjvRunner
 from tests.guards import within_guard
 from tests.strategies import near_misses

@@ -1,10 +1,22 @@
 """Pydantic v2 types for LLM tool inputs: a widened schema and an exact validator that agree."""
 
-from .audit import Finding, audit
-from .booleans import StrictBoolish
-from .catalog import ToolSpec, tool_catalog, tool_specs
-from .floats import LenientFloat
-from .integers import (
+from ._version import __version__ as __version__
+from .normalizer.engine import (
+    NormalizationConflict,
+    Normalizer,
+    NormalizeResult,
+    Rule,
+    RuleError,
+    StatsFileError,
+    rules_from_model,
+)
+from .schema.audit import Finding, audit
+from .schema.catalog import ToolSpec, tool_catalog, tool_specs
+from .schema.styles import STYLES, LenientJsonSchema, Style, apply_style, generator_for
+from .schema.targets import TARGETS, Target, TargetSchema, input_schema, target_schema, to_target
+from .types.booleans import StrictBoolish
+from .types.floats import LenientFloat
+from .types.integers import (
     LenientI8,
     LenientI16,
     LenientI32,
@@ -17,7 +29,7 @@ from .integers import (
     LenientU64,
     LenientUInt,
 )
-from .json_values import (
+from .types.json_values import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_LENGTH,
     AcceptJsonText,
@@ -25,7 +37,7 @@ from .json_values import (
     JsonTextOf,
     LenientJson,
 )
-from .lenient import (
+from .types.mapping import (
     KeptAsIs,
     Lenient,
     LenientForm,
@@ -36,19 +48,6 @@ from .lenient import (
     lenient_tool,
     render_annotation,
 )
-from .normalizer import (
-    NormalizationConflict,
-    Normalizer,
-    NormalizeResult,
-    Rule,
-    RuleError,
-    StatsFileError,
-    rules_from_model,
-)
-from .schema_styles import STYLES, LenientJsonSchema, Style, apply_style, generator_for, input_schema
-from .targets import TARGETS, Target, TargetSchema, target_schema, to_target
-
-__version__ = "0.1.0"
 
 __all__ = (
     "DEFAULT_MAX_DEPTH",

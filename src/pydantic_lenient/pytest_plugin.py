@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from .schema_styles import STYLES, Style
+from .schema.styles import STYLES, Style
 
 __all__ = ("LenientChecks", "lenient", "pytest_addoption")
 

@@ -16,9 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ._jsonschema import Draft, host_validator
-from .audit import audit, format_findings
-from .schema_styles import Style, input_schema
+from .schema.audit import audit, format_findings
+from .schema.hosts import Draft, host_validator
+from .schema.styles import Style
+from .schema.targets import input_schema
 
 __all__ = (
     "Draft",

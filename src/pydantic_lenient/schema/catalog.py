@@ -1,0 +1,211 @@
+"""Tool catalogs: the MCP ``tools/list`` result for a set of tools, in any schema style.
+
+A tool can be given as a ``(name, model)`` pair, an object with ``name``, ``description`` and
+``input_model``, a plain function (its parameters become the input model, as MCP SDKs do), a model
+class, a list or dict of those, or an MCP server object from the official ``mcp`` SDK or FastMCP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import typing
+from collections.abc import Callable, Coroutine, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, create_model
+
+from .styles import Style
+from .targets import Target, input_schema
+
+__all__ = ("ToolSpec", "model_from_function", "tool_catalog", "tool_specs")
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: the name and description it is listed with, and the model its input validates with.
+
+    >>> from pydantic_lenient import LenientUInt, tool_specs
+    >>> def search(folder: str, limit: LenientUInt = 10) -> list[str]:
+    ...     "Search a mail folder."
+    ...     return []
+    >>> spec = tool_specs([search])[0]
+    >>> spec.name, spec.description, spec.input_model.model_validate({"folder": "Dev", "limit": "5"}).limit
+    ('search', 'Search a mail folder.', 5)
+    """
+
+    name: str
+    description: str | None
+    input_model: type[BaseModel]
+
+
+def tool_catalog(tools: Any, *, style: Style = "type-array", target: Target = "mcp") -> dict[str, Any]:
+    """The MCP ``tools/list`` result: ``{"tools": [{"name", "description", "inputSchema"}, ...]}``.
+
+    Tools keep the order they were given in, so a catalog can be committed and diffed. Every
+    ``inputSchema`` has ``"type": "object"`` at its root, and its ``$ref``s resolve within it.
+    With another ``target`` (`pydantic_lenient.schema.targets`) each ``inputSchema`` is that target's shape.
+
+    >>> from pydantic_lenient import StrictBoolish, tool_catalog
+    >>> def delete_file(path: str, dry_run: StrictBoolish = True) -> None:
+    ...     "Delete one file."
+    >>> tool_catalog([delete_file])
+    {'tools': [{'name': 'delete_file', 'description': 'Delete one file.',
+     'inputSchema': {'properties': {'path': {'title': 'Path', 'type': 'string'},
+     'dry_run': {'type': ['boolean', 'string'], 'pattern': '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$',
+     'default': True, 'title': 'Dry Run'}}, 'required': ['path'], 'title': 'delete_fileArguments', 'type': 'object'}}]}
+    >>> tool_catalog([42])
+    Traceback (most recent call last):
+      ...
+    TypeError: ...
+    """
+    listed = []
+    for spec in tool_specs(tools):
+        entry: dict[str, Any] = {"name": spec.name}
+        if spec.description:
+            entry["description"] = spec.description
+        entry["inputSchema"] = input_schema(spec.input_model, style=style, target=target)
+        listed.append(entry)
+    return {"tools": listed}
+
+
+def tool_specs(tools: Any) -> list[ToolSpec]:
+    """Everything tool-like in ``tools``, as `ToolSpec`s. Raises `TypeError` for anything else,
+    and `ValueError` when two tools share a name.
+
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import tool_specs
+    >>> class Fetch(BaseModel):
+    ...     uid: int
+    >>> [spec.name for spec in tool_specs({"fetch": Fetch, "fetch_again": Fetch})]
+    ['fetch', 'fetch_again']
+    >>> tool_specs([("fetch", Fetch), ("fetch", Fetch)])
+    Traceback (most recent call last):
+      ...
+    ValueError: two tools are named 'fetch'
+    """
+    specs = list(_specs(tools))
+    seen: set[str] = set()
+    for spec in specs:
+        if spec.name in seen:
+            raise ValueError(f"two tools are named {spec.name!r}")
+        seen.add(spec.name)
+    return specs
+
+
+def model_from_function(function: Callable[..., Any], *, keep: Iterable[str] | None = None) -> type[BaseModel]:
+    """The input model MCP SDKs build from a function's signature.
+
+    Parameters keep their annotations (with ``Annotated`` metadata) and defaults; ``*args``,
+    ``**kwargs``, ``self``/``cls`` and parameters annotated with an SDK ``Context`` are left out,
+    as are any not in ``keep`` when it is given.
+    """
+    signature = inspect.signature(function)
+    hints = typing.get_type_hints(function, include_extras=True)
+    wanted = None if keep is None else set(keep)
+    fields: dict[str, Any] = {}
+    for name, parameter in signature.parameters.items():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD) or name in ("self", "cls"):
+            continue
+        annotation = hints.get(name, Any)
+        if (wanted is not None and name not in wanted) or _is_sdk_context(annotation):
+            continue
+        default = ... if parameter.default is parameter.empty else parameter.default
+        fields[name] = (annotation, default)
+    name = getattr(function, "__name__", "tool")
+    model: type[BaseModel] = create_model(
+        f"{name}Arguments", __config__=ConfigDict(arbitrary_types_allowed=True), **fields
+    )
+    return model
+
+
+def _specs(tools: Any) -> Iterable[ToolSpec]:
+    if _is_model(tools):
+        yield ToolSpec(tools.__name__, inspect.getdoc(tools) if tools.__doc__ else None, tools)
+    elif isinstance(tools, tuple) and len(tools) == 2 and isinstance(tools[0], str):
+        yield _spec_from(tools[0], tools[1])
+    elif isinstance(tools, Mapping):
+        for name, tool in tools.items():
+            yield _spec_from(str(name), tool)
+    elif is_official_sdk_server(tools):
+        yield from _official_sdk_specs(tools)
+    elif is_fastmcp_server(tools):
+        yield from _fastmcp_specs(tools)
+    elif is_tool_object(tools):
+        yield ToolSpec(tools.name, tools.description, tools.input_model)
+    elif inspect.isfunction(tools) or inspect.ismethod(tools):
+        yield _spec_from(tools.__name__, tools)
+    elif isinstance(tools, Iterable) and not isinstance(tools, (str, bytes)):
+        for tool in tools:
+            yield from _specs(tool)
+    else:
+        raise TypeError(f"not a tool, a list of tools or an MCP server: {tools!r}")
+
+
+def _spec_from(name: str, tool: Any) -> ToolSpec:
+    if _is_model(tool):
+        return ToolSpec(name, inspect.getdoc(tool) if tool.__doc__ else None, tool)
+    if callable(tool) and not isinstance(tool, type):
+        return ToolSpec(name, inspect.getdoc(tool), model_from_function(tool))
+    if is_tool_object(tool):
+        return ToolSpec(name, tool.description, tool.input_model)
+    raise TypeError(f"tool {name!r} is neither a model, a function nor a tool object: {tool!r}")
+
+
+def _is_model(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, BaseModel)
+
+
+def is_tool_object(value: Any) -> bool:
+    return all(hasattr(value, attribute) for attribute in ("name", "description")) and _is_model(
+        getattr(value, "input_model", None)
+    )
+
+
+def _is_sdk_context(annotation: Any) -> bool:
+    """A parameter the SDKs inject (their ``Context``), which is not part of the tool's input."""
+    base = typing.get_args(annotation)[0] if typing.get_origin(annotation) is typing.Annotated else annotation
+    if not isinstance(base, type):
+        return False
+    return any(cls.__name__ == "Context" and cls.__module__.split(".")[0] in ("mcp", "fastmcp") for cls in base.__mro__)
+
+
+# The official SDK's MCPServer keeps a tool manager whose tools carry the exact argument model
+# the server validates with.
+def is_official_sdk_server(value: Any) -> bool:
+    manager = getattr(value, "_tool_manager", None)
+    return manager is not None and callable(getattr(manager, "list_tools", None))
+
+
+def _official_sdk_specs(server: Any) -> Iterable[ToolSpec]:
+    for tool in server._tool_manager.list_tools():
+        yield ToolSpec(tool.name, tool.description, tool.fn_metadata.arg_model)
+
+
+# FastMCP validates a function tool's arguments against the function itself; the parameters it
+# advertises are the ones left once it has removed those it injects.
+def is_fastmcp_server(value: Any) -> bool:
+    return hasattr(value, "local_provider") and inspect.iscoroutinefunction(getattr(value, "list_tools", None))
+
+
+def _fastmcp_specs(server: Any) -> Iterable[ToolSpec]:
+    for tool in run_sync(server.list_tools(run_middleware=False)):
+        function = getattr(tool, "fn", None)
+        if function is None:
+            raise TypeError(f"FastMCP tool {tool.name!r} has no Python function to read its parameters from")
+        advertised = tool.parameters.get("properties", {})
+        yield ToolSpec(tool.name, tool.description, model_from_function(function, keep=advertised))
+
+
+def run_sync(coroutine: Coroutine[Any, Any, _T]) -> _T:
+    """Run a coroutine to completion, from synchronous code or from inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

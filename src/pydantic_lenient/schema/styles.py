@@ -1,0 +1,363 @@
+"""The shapes an input schema can be advertised in, and the one stage that produces them.
+
+Every style is a rewrite of a finished JSON schema, at one stage, `apply_style`:
+
+* ``"type-array"``: ``{"type": ["integer", "string", "null"], "minimum": 0, "pattern": "^[0-9]+$"}``.
+  Compact; Ajv compiles it with ``allowUnionTypes`` or outside strict mode.
+* ``"any-of"``: one ``anyOf`` branch per type. Compiles under strict Ajv and fits providers that
+  refuse type arrays. The first two styles admit exactly the same JSON values.
+* ``"strict"``: canonical types only (``{"type": "integer"}``), while the validator stays lenient.
+  For hosts that repair arguments against the schema themselves: a widened schema switches that off.
+
+The lenient types always render the same widened shape, whatever generator writes their schema
+(pydantic's own, FastMCP's, pydantic-ai's): an ``anyOf`` whose *first* branch is the canonical
+schema and whose second is the alternative form (`pydantic_lenient.types.scalar.render_scalar`). The
+stage reads that shape back, so it can restyle a schema it did not generate (FastMCP's
+``tools/list``, a committed catalog) exactly as it restyles one it did:
+
+* from a model, `apply_style` (and `pydantic_lenient.schema.targets.input_schema`) take pydantic's
+  schema of it and rewrite that;
+* from a finished schema, the same rewrite, applied to every subschema, children first. The
+  ``strict`` rewrite first writes type arrays as ``anyOf``, then drops the alternative branches the
+  lenient types add: a ``{"type": "string", "pattern": P}`` branch, for one of the library's own
+  patterns P, after a branch of P's canonical type; and a JSON-text branch
+  (``"contentMediaType": "application/json"``) after the branches its ``contentSchema`` lists
+  (``LenientJson``), or else the branches after it that its ``contentSchema`` lists (``JsonText``,
+  whose canonical form is the text).
+
+Rewriting the ``type-array`` output to ``any-of`` or ``strict`` gives what the model gives directly.
+Every style also drops pydantic's OpenAPI ``discriminator`` keyword. An unknown style, or a source
+that is neither a model nor a schema, raises; nothing is ever returned unstyled. Later stages
+(provider targets) start from this stage's output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Literal, get_args
+
+from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
+from pydantic_core import CoreSchema
+
+from pydantic_lenient.types.boolean_text import TRUE_OR_FALSE
+from pydantic_lenient.types.floats import JSON_NUMBER
+from pydantic_lenient.types.integers import ADVERTISED_DIGIT_PATTERNS
+from pydantic_lenient.types.mapping import pattern_with_null
+
+from .subschemas import Schema, transform_bottom_up
+
+__all__ = ("STYLES", "LenientJsonSchema", "Style", "apply_style", "generator_for")
+
+Style = Literal["type-array", "any-of", "strict"]
+"""How an ``inputSchema`` writes a lenient field: see `input_schema` for each style's shape.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import Style
+>>> TypeAdapter(Style).validate_python("any-of")
+'any-of'
+"""
+
+STYLES: tuple[Style, ...] = get_args(Style)
+"""Every `Style`, the default first.
+
+>>> from pydantic_lenient import STYLES
+>>> STYLES
+('type-array', 'any-of', 'strict')
+"""
+
+# Keywords that constrain only instances of one JSON type. A type union may be written as a type
+# array exactly when each branch uses only its own type's keywords: the others ignore them.
+_KEYWORDS_BY_FAMILY: dict[str, frozenset[str]] = {
+    "number": frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}),
+    "string": frozenset(
+        {
+            "pattern",
+            "minLength",
+            "maxLength",
+            "format",
+            "contentMediaType",
+            "contentEncoding",
+            "contentSchema",
+        }
+    ),
+    "array": frozenset(
+        {
+            "items",
+            "prefixItems",
+            "additionalItems",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "contains",
+            "minContains",
+            "maxContains",
+            "unevaluatedItems",
+        }
+    ),
+    "object": frozenset(
+        {
+            "properties",
+            "patternProperties",
+            "additionalProperties",
+            "required",
+            "propertyNames",
+            "minProperties",
+            "maxProperties",
+            "dependentRequired",
+            "dependentSchemas",
+            "unevaluatedProperties",
+        }
+    ),
+    "boolean": frozenset(),
+    "null": frozenset(),
+}
+_FAMILY_OF_TYPE = {
+    "integer": "number",
+    "number": "number",
+    "string": "string",
+    "array": "array",
+    "object": "object",
+    "boolean": "boolean",
+    "null": "null",
+}
+_TYPE_SPECIFIC_KEYWORDS = frozenset().union(*_KEYWORDS_BY_FAMILY.values())
+
+
+def _flatten_nested_any_of(schema: Schema) -> Schema:
+    """``anyOf: [{anyOf: [a, b]}, c]`` is ``anyOf: [a, b, c]`` when the inner node says nothing else."""
+    members = schema.get("anyOf") if isinstance(schema, dict) else None
+    if not isinstance(members, list):
+        return schema
+    flat: list[Any] = []
+    for member in members:
+        if isinstance(member, dict) and set(member) == {"anyOf"} and isinstance(member["anyOf"], list):
+            flat.extend(member["anyOf"])
+        else:
+            flat.append(member)
+    return {**schema, "anyOf": flat}
+
+
+def _members_as_any_of(schema: Schema) -> Schema:
+    """Write the ``anyOf`` members that are type arrays as ``anyOf`` again, so that they can merge
+    with their siblings: the result does not depend on how far the children were merged already."""
+    members = schema.get("anyOf") if isinstance(schema, dict) else None
+    if not isinstance(members, list):
+        return schema
+    return {**schema, "anyOf": [_type_array_to_any_of(member) for member in members]}
+
+
+def _any_of_to_type_array(schema: Schema) -> Schema:
+    """Write an ``anyOf`` of single-type branches as one type array, where that means the same."""
+    members = schema.get("anyOf") if isinstance(schema, dict) else None
+    if not isinstance(members, list) or len(members) < 2:
+        return schema
+    if "type" in schema or not _TYPE_SPECIFIC_KEYWORDS.isdisjoint(schema):
+        return schema
+    types: list[str] = []
+    keywords: dict[str, Any] = {}
+    families: set[str] = set()
+    for member in members:
+        type_name = member.get("type") if isinstance(member, dict) else None
+        if not isinstance(type_name, str) or type_name not in _FAMILY_OF_TYPE:
+            return schema
+        family = _FAMILY_OF_TYPE[type_name]
+        if family in families or not set(member) - {"type"} <= _KEYWORDS_BY_FAMILY[family]:
+            return schema
+        families.add(family)
+        types.append(type_name)
+        keywords.update((key, value) for key, value in member.items() if key != "type")
+    rest = {key: value for key, value in schema.items() if key != "anyOf"}
+    return {"type": types, **keywords, **rest}
+
+
+def _type_array_to_any_of(schema: Schema) -> Schema:
+    """Write a type array as an ``anyOf`` of single-type branches (strict Ajv refuses type arrays)."""
+    types = schema.get("type") if isinstance(schema, dict) else None
+    if not isinstance(types, list) or "anyOf" in schema:
+        return schema
+    if len(types) == 1:
+        return {**schema, "type": types[0]}
+    if not all(isinstance(name, str) and name in _FAMILY_OF_TYPE for name in types):
+        return schema
+    branches = []
+    for name in types:
+        own = _KEYWORDS_BY_FAMILY[_FAMILY_OF_TYPE[name]]
+        branches.append({"type": name, **{key: value for key, value in schema.items() if key in own}})
+    rest = {key: value for key, value in schema.items() if key != "type" and key not in _TYPE_SPECIFIC_KEYWORDS}
+    return {"anyOf": branches, **rest}
+
+
+# The string forms the lenient scalars add, by pattern, with the canonical type they stand for;
+# also each widened to take "null" (a nullable field made lenient by the mapping).
+_STRING_FORM_TYPES: dict[str, str] = {
+    **dict.fromkeys(ADVERTISED_DIGIT_PATTERNS, "integer"),
+    JSON_NUMBER: "number",
+    TRUE_OR_FALSE: "boolean",
+}
+_STRING_FORM_TYPES.update({pattern_with_null(pattern): kind for pattern, kind in _STRING_FORM_TYPES.items()})
+_JSON_TEXT_MEDIA_TYPE = "application/json"
+
+
+def _is_scalar_string_form(branch: Schema, before: list[Schema]) -> bool:
+    """``{"type": "string", "pattern": P}`` for a lenient scalar's P, after a branch of P's type."""
+    if not isinstance(branch, dict) or set(branch) != {"type", "pattern"} or branch["type"] != "string":
+        return False
+    canonical = _STRING_FORM_TYPES.get(branch["pattern"]) if isinstance(branch["pattern"], str) else None
+    return canonical is not None and any(isinstance(b, dict) and b.get("type") == canonical for b in before)
+
+
+def _json_text_content(branch: Schema) -> list[Schema] | None:
+    """The branches a JSON-text string branch says its text holds; None if it is not one."""
+    if not (
+        isinstance(branch, dict)
+        and branch.get("type") == "string"
+        and branch.get("contentMediaType") == _JSON_TEXT_MEDIA_TYPE
+        and set(branch) <= {"type", "contentMediaType", "contentSchema"}
+    ):
+        return None
+    if "contentSchema" not in branch:  # plain JsonText: any array or object
+        return [{"type": "array"}, {"type": "object"}]
+    content = branch["contentSchema"]
+    if isinstance(content, dict) and set(content) == {"anyOf"} and isinstance(content["anyOf"], list):
+        return list(content["anyOf"])
+    return [content]
+
+
+def _without_alternative_forms(schema: Schema) -> Schema:
+    """The ``strict`` rewrite of one node: the canonical branches of each widened ``anyOf``."""
+    schema = _flatten_nested_any_of(_type_array_to_any_of(schema))
+    members = schema.get("anyOf") if isinstance(schema, dict) else None
+    if not isinstance(members, list):
+        return schema
+    kept: list[Schema] = []
+    index = 0
+    while index < len(members):
+        branch = members[index]
+        content = _json_text_content(branch)
+        if content is not None and content and all(part in members[:index] for part in content):
+            index += 1  # LenientJson: the text of an earlier branch
+            continue
+        if content is not None and content and members[index + 1 : index + 1 + len(content)] == content:
+            kept.append(branch)  # JsonText: the text is canonical, the raw structure after it is not
+            index += 1 + len(content)
+            continue
+        if not _is_scalar_string_form(branch, members[:index]):
+            kept.append(branch)
+        index += 1
+    rest = {key: value for key, value in schema.items() if key != "anyOf"}
+    if len(kept) == len(members):
+        return schema  # nothing widened here: an anyOf of one branch keeps its own scope
+    if (
+        len(kept) == 1
+        and isinstance(kept[0], dict)
+        and kept[0].keys().isdisjoint(rest)
+        and kept[0].keys().isdisjoint(_SEES_ITS_SIBLINGS)
+    ):
+        return {**kept[0], **rest}
+    return {"anyOf": kept, **rest}
+
+
+# A branch with these would read its new siblings differently once merged into its parent:
+# unevaluated* would count what they evaluate, and an $id or anchor would move their references.
+_SEES_ITS_SIBLINGS = frozenset(
+    {"unevaluatedProperties", "unevaluatedItems", "$id", "$anchor", "$dynamicAnchor", "$schema"}
+)
+
+
+_STYLE_REWRITES: dict[str, Callable[[Schema], Schema]] = {
+    "type-array": lambda node: _any_of_to_type_array(_flatten_nested_any_of(_members_as_any_of(node))),
+    "any-of": lambda node: _flatten_nested_any_of(_type_array_to_any_of(node)),
+    "strict": _without_alternative_forms,
+}
+
+
+def _style_rewrite(style: Style) -> Callable[[Schema], Schema]:
+    try:
+        return _STYLE_REWRITES[style]
+    except KeyError:
+        raise ValueError(f"unknown style {style!r}; expected one of {', '.join(STYLES)}") from None
+
+
+def apply_style(source: type[BaseModel] | Mapping[str, Any], style: Style) -> dict[str, Any]:
+    """``source`` in ``style``'s shape: the one style stage (see the module docs).
+
+    ``source`` is a model (its validation-mode JSON schema is restyled) or a finished JSON schema,
+    generated by any generator, whole or a subschema. The ``type-array`` and ``any-of`` styles
+    never change what a schema admits; ``strict`` keeps only the canonical branches of the
+    widened forms the lenient types write. Pydantic's OpenAPI ``discriminator`` is dropped.
+    Raises `ValueError` for an unknown style and `TypeError` for any other ``source``.
+
+    >>> from pydantic_lenient import apply_style
+    >>> apply_style({"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]}, "type-array")
+    {'type': ['integer', 'null'], 'minimum': 0}
+    >>> apply_style({"type": ["integer", "null"]}, "any-of")
+    {'anyOf': [{'type': 'integer'}, {'type': 'null'}]}
+    >>> apply_style([1], "any-of")
+    Traceback (most recent call last):
+      ...
+    TypeError: apply_style needs a pydantic model class or a JSON schema, not [1]
+    """
+    rewrite = _style_rewrite(style)
+    if isinstance(source, type) and issubclass(source, BaseModel):
+        schema: Any = source.model_json_schema(mode="validation")
+    elif isinstance(source, Mapping):
+        schema = source
+    else:
+        raise TypeError(f"apply_style needs a pydantic model class or a JSON schema, not {source!r}")
+    return dict(transform_bottom_up(schema, lambda node: rewrite(_without_openapi_keywords(node))))
+
+
+class LenientJsonSchema(GenerateJsonSchema):
+    """pydantic's JSON schema generator, followed by `apply_style`'s stage for ``style``.
+
+    Use a subclass from `generator_for`, or pass it to ``model_json_schema(schema_generator=...)``.
+
+
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import LenientJsonSchema, LenientUInt
+    >>> class Page(BaseModel):
+    ...     size: LenientUInt
+    >>> Page.model_json_schema(schema_generator=LenientJsonSchema)["properties"]["size"]
+    {'anyOf': [{'minimum': 0, 'type': 'integer'}, {'pattern': '^[0-9]+$', 'type': 'string'}], 'title': 'Size'}
+    """
+
+    style: ClassVar[Style] = "any-of"
+
+    def generate(self, schema: CoreSchema, mode: JsonSchemaMode = "validation") -> JsonSchemaValue:
+        return apply_style(super().generate(schema, mode=mode), self.style)
+
+
+_GENERATORS: dict[Style, type[LenientJsonSchema]] = {
+    style: type(f"LenientJsonSchema_{style.replace('-', '_')}", (LenientJsonSchema,), {"style": style})
+    for style in STYLES
+}
+
+
+def generator_for(style: Style) -> type[LenientJsonSchema]:
+    """The `LenientJsonSchema` subclass that writes ``style``.
+
+
+    >>> from pydantic import BaseModel
+    >>> from pydantic_lenient import LenientUInt, generator_for
+    >>> class Page(BaseModel):
+    ...     size: LenientUInt
+    >>> Page.model_json_schema(schema_generator=generator_for("strict"))["properties"]["size"]
+    {'minimum': 0, 'type': 'integer', 'title': 'Size'}
+    >>> generator_for("loose")
+    Traceback (most recent call last):
+      ...
+    ValueError: unknown style 'loose'; expected one of type-array, any-of, strict
+    """
+    try:
+        return _GENERATORS[style]
+    except KeyError:
+        raise ValueError(f"unknown style {style!r}; expected one of {', '.join(STYLES)}") from None
+
+
+def _without_openapi_keywords(schema: Schema) -> Schema:
+    """Drop pydantic's OpenAPI ``discriminator``: no JSON Schema meaning, and Ajv in its default
+    strict mode refuses to compile a schema that has it. The ``oneOf`` beside it still validates."""
+    if isinstance(schema, dict) and isinstance(schema.get("discriminator"), dict):
+        return {key: value for key, value in schema.items() if key != "discriminator"}
+    return schema

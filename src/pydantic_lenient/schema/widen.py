@@ -1,0 +1,469 @@
+"""Widen any JSON schema so a host lets through the wrong-typed values repair can fix.
+
+`widen_schema(schema, style)` is what the ``proxy`` command advertises for a server's tools: at
+every location where `pydantic_lenient.repair.engine` would turn a string into another type, the widened
+schema also admits that string, written as the lenient scalar types write it:
+
+| the location takes | it also admits |
+|---|---|
+| integers (not strings) | a string matching ``^-?[0-9]+$`` (`LenientInt`'s pattern) |
+| numbers (not strings) | a string in JSON number syntax (`LenientFloat`'s pattern) |
+| booleans (not strings) | ``"true"`` / ``"false"`` in any ASCII case (`StrictBoolish`'s pattern) |
+| arrays or objects (not strings) | a string marked ``contentMediaType: application/json`` |
+
+A location's types are read the way repair reads them (``type``, ``enum``, ``const``, local
+``$ref``, ``allOf`` as the intersection, ``anyOf``/``oneOf`` as the union), across every subschema
+that applies there, so a location that already takes strings is never widened: repair leaves its
+strings alone. Keywords repair does not read (``not``, ``if``/``then``/``else``, ``contains``, ...)
+are left as they are, and so are embedded resources (a subschema with its own ``$id``). The root
+stays an object schema, and no ``$ref`` target moves: a location that a JSON pointer elsewhere
+points at (``#/properties/a``) is left as it is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Union
+from urllib.parse import unquote
+
+from pydantic_lenient.types.boolean_text import TRUE_OR_FALSE
+from pydantic_lenient.types.floats import JSON_NUMBER
+from pydantic_lenient.types.integers import SIGNED_DIGITS
+from pydantic_lenient.types.scalar import split_annotations
+
+from .styles import Style, apply_style
+
+__all__ = ("widen_schema",)
+
+_ALL = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
+_NONE: frozenset[str] = frozenset()
+_EXPANDED = {name: frozenset({name}) for name in _ALL} | {"number": frozenset({"number", "integer"})}
+_STRUCTURES = frozenset({"array", "object"})
+# JSON text repair parses: after JSON whitespace, the bracket that opens an array or an object.
+_JSON_TEXT = {"[": r"^[ \t\n\r]*\[", "{": r"^[ \t\n\r]*\{", "[{": r"^[ \t\n\r]*[[{]"}
+_MAX_DEPTH = 64
+_BUDGET = 200_000  # schema nodes one widening may visit; past it, the schema is returned unchanged
+_DEFINITIONS = ("$defs", "definitions")
+# Keywords whose subschemas repair does not read: copied as they are.
+_OPAQUE = frozenset(
+    {"not", "if", "then", "else", "contains", "propertyNames", "dependentSchemas", "dependencies", "contentSchema"}
+    | {"unevaluatedItems", "unevaluatedProperties"}
+)
+
+# A part of a location as the reader sees it: a schema, or ("all" | "any", parts).
+Part = Union[Mapping[str, Any], bool, tuple[str, tuple["Part", ...]]]
+
+
+class _TooComplex(Exception):
+    pass
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+class _Reader:
+    """What a location accepts, and the parts that apply one step inside it, read as repair reads them."""
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.remaining = _BUDGET
+        self._types: dict[int, tuple[Part, frozenset[str]]] = {}
+        self._children: dict[tuple[int, str | int], tuple[Part, Part]] = {}
+        self._references: dict[str, Part] = {}
+
+    def _spend(self) -> None:
+        self.remaining -= 1
+        if self.remaining < 0:
+            raise _TooComplex
+
+    def resolve(self, reference: Any) -> Part:
+        """A local JSON pointer; anything else constrains nothing (it is never fetched)."""
+        if not isinstance(reference, str) or not reference.startswith("#"):
+            return True
+        if reference not in self._references:
+            node: Any = self.root
+            for token in pointer_tokens(reference) or ():
+                if isinstance(node, Mapping) and token in node:
+                    node = node[token]
+                elif isinstance(node, list) and token.isascii() and token.isdecimal() and int(token) < len(node):
+                    node = node[int(token)]
+                else:
+                    node = True
+                    break
+            self._references[reference] = node if isinstance(node, (Mapping, bool)) else True
+        return self._references[reference]
+
+    def types(self, part: Part, depth: int = 0) -> frozenset[str]:
+        if part is True or not isinstance(part, (Mapping, bool, tuple)):
+            return _ALL
+        if part is False:
+            return _NONE
+        cached = self._types.get(id(part))
+        if cached is not None and cached[0] is part:
+            return cached[1]
+        if depth > _MAX_DEPTH:
+            return _ALL
+        self._spend()
+        self._types[id(part)] = (part, _ALL)  # a cycle back here reads "anything"
+        if isinstance(part, tuple):
+            kind, parts = part
+            sets = [self.types(inner, depth + 1) for inner in parts]
+            result = frozenset.intersection(_ALL, *sets) if kind == "all" else frozenset().union(*sets)
+        elif isinstance(part, Mapping):
+            result = self._own_types(part, depth)
+        else:
+            result = _ALL
+        self._types[id(part)] = (part, result)
+        return result
+
+    def _own_types(self, node: Mapping[str, Any], depth: int) -> frozenset[str]:
+        result = _ALL
+        if "$ref" in node:
+            result &= self.types(self.resolve(node["$ref"]), depth + 1)
+        declared = node.get("type")
+        if isinstance(declared, str):
+            result &= _EXPANDED.get(declared, _NONE)
+        elif isinstance(declared, list):
+            result &= frozenset().union(*(_EXPANDED.get(name, _NONE) for name in declared if isinstance(name, str)))
+        if "const" in node:
+            kind = _json_type(node["const"])
+            result &= _EXPANDED.get(kind, _NONE) | {kind}
+        if isinstance(node.get("enum"), list):
+            result &= frozenset(_json_type(value) for value in node["enum"])
+        if isinstance(node.get("allOf"), list):
+            for branch in node["allOf"]:
+                result &= self.types(branch, depth + 1)
+        for keyword in ("anyOf", "oneOf"):
+            if isinstance(node.get(keyword), list):
+                result &= frozenset().union(*(self.types(branch, depth + 1) for branch in node[keyword]))
+        return result
+
+    def child(self, part: Part, step: str | int, depth: int = 0) -> Part:
+        """What applies to member ``step`` (a str) or item ``step`` (an int) of a value at ``part``."""
+        if isinstance(part, bool) or depth > _MAX_DEPTH:
+            return True
+        cached = self._children.get((id(part), step))
+        if cached is not None and cached[0] is part:
+            return cached[1]
+        self._spend()
+        result: Part
+        if isinstance(part, tuple):
+            kind, parts = part
+            result = (kind, tuple(self.child(inner, step, depth + 1) for inner in parts))
+        elif isinstance(part, Mapping):
+            inner: list[Part] = []
+            if "$ref" in part:
+                inner.append(self.child(self.resolve(part["$ref"]), step, depth + 1))
+            inner.extend(_own_members(part, step) if isinstance(step, str) else _own_items(part, step))
+            container = "object" if isinstance(step, str) else "array"
+            if isinstance(part.get("allOf"), list):
+                inner.extend(self.child(branch, step, depth + 1) for branch in part["allOf"])
+            for keyword in ("anyOf", "oneOf"):
+                if isinstance(part.get(keyword), list):
+                    branches = [branch for branch in part[keyword] if container in self.types(branch, depth + 1)]
+                    inner.append(("any", tuple(self.child(branch, step, depth + 1) for branch in branches)))
+            result = ("all", tuple(inner)) if inner else True
+        else:
+            result = True
+        self._children[(id(part), step)] = (part, result)
+        return result
+
+
+def _matching_patterns(patterns: tuple[Any, ...], key: str) -> list[Any] | None:
+    """The patterns matching ``key``, on repair's bounded engine; None when that cannot be decided
+    (a pattern that is not ECMA-262 or not checkable within bounds, the backtracking limit)."""
+    from .ecma_regex import matcher, translate
+
+    matching = []
+    for pattern in patterns:
+        translation = translate(pattern) if isinstance(pattern, str) else None
+        if translation is None or translation.pattern is None:
+            return None
+        check = matcher(translation.pattern)
+        try:
+            errors = list(check.iter_errors(key)) if check is not None else None
+        except Exception:  # a key the engine cannot take (a lone surrogate)
+            return None
+        if errors is None or any("Error executing regex" in error.message for error in errors):
+            return None
+        if not errors:
+            matching.append(pattern)
+    return matching
+
+
+def _own_members(node: Mapping[str, Any], key: str) -> list[Part]:
+    parts: list[Part] = []
+    properties = node.get("properties")
+    matched = isinstance(properties, Mapping) and key in properties
+    if matched:
+        parts.append(properties[key])  # type: ignore[index]
+    patterns = node.get("patternProperties")
+    if isinstance(patterns, Mapping) and patterns:
+        matching = _matching_patterns(tuple(patterns), key)
+        if matching is None:
+            return []  # which schemas apply cannot be told within bounds: as repair, constrain nothing
+        parts.extend(patterns[pattern] for pattern in matching)
+        matched = matched or bool(matching)
+    additional = node.get("additionalProperties")
+    if not matched and isinstance(additional, (Mapping, bool)):
+        parts.append(additional)
+    return parts
+
+
+def _own_items(node: Mapping[str, Any], index: int) -> list[Part]:
+    prefix, items = node.get("prefixItems"), node.get("items")
+    if isinstance(items, list):  # draft-07 tuple form
+        prefix, items = items, node.get("additionalItems")
+    if isinstance(prefix, list) and index < len(prefix):
+        return [prefix[index]]
+    return [items] if isinstance(items, (Mapping, bool)) else []
+
+
+def pointer_tokens(reference: str) -> list[str] | None:
+    """The tokens of a local JSON pointer reference (``#/a/b``), or None for anything else."""
+    if reference == "#":
+        return []
+    if not reference.startswith("#/"):
+        return None
+    return [unquote(token).replace("~1", "/").replace("~0", "~") for token in reference[2:].split("/")]
+
+
+def _alternatives(location: frozenset[str] | None, here: frozenset[str]) -> list[dict[str, Any]]:
+    """The string forms repair turns into a type that both the location and this part take."""
+    if location is None or "string" in location:
+        return []
+    both = location & here
+    forms: list[dict[str, Any]] = []
+    if "integer" in both:
+        number = "number" in location and "number" in here
+        forms.append({"type": "string", "pattern": JSON_NUMBER if number else SIGNED_DIGITS})
+    if "boolean" in both:
+        forms.append({"type": "string", "pattern": TRUE_OR_FALSE})
+    if both & _STRUCTURES:
+        opening = "[{" if both >= _STRUCTURES else "[" if "array" in both else "{"
+        forms.append({"type": "string", "pattern": _JSON_TEXT[opening], "contentMediaType": "application/json"})
+    return forms
+
+
+def _spelling_only_listed_values(node: Mapping[str, Any], forms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """At an ``enum`` or ``const``, a number or boolean string form admits only the listed values'
+    spellings: a pattern for every number would let ``"0"`` match ``{"enum": [1]}`` on the host, where
+    repair's ``0`` does not (and inside ``oneOf`` would match two branches instead of one)."""
+    if "const" in node:
+        listed: list[Any] = [node["const"]]
+    elif isinstance(node.get("enum"), list):
+        listed = node["enum"]
+    else:
+        return forms
+    numbers = [value for value in listed if isinstance(value, (int, float)) and not isinstance(value, bool)]
+    spelled = (_number_spelling(value) for value in numbers)
+    spellings = sorted({spelling for spelling in spelled if spelling is not None})
+    words = sorted({"true" if value else "false" for value in listed if isinstance(value, bool)})
+    kept: list[dict[str, Any]] = []
+    for form in forms:
+        if form.get("pattern") in (JSON_NUMBER, SIGNED_DIGITS):
+            if spellings:
+                kept.append({"type": "string", "enum": spellings})
+        elif form.get("pattern") == TRUE_OR_FALSE:
+            if words:
+                kept.append({"type": "string", "pattern": _any_case(words)})
+        else:
+            kept.append(form)
+    return kept
+
+
+def _number_spelling(value: float) -> str | None:
+    """How repair's reading of a number string gives back ``value``: ``"1"`` for 1 and 1.0; None
+    for what no string repair reads can reach (NaN, infinities, an integer past Python's 4,300
+    digits)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, int) or value.is_integer():
+        try:
+            return str(int(value))
+        except ValueError:
+            return None
+    return repr(value)
+
+
+def _any_case(words: list[str]) -> str:
+    """``^(?:[Tt][Rr][Uu][Ee])$``: the words in any ASCII letter case, as TRUE_OR_FALSE spells them."""
+    spelled = ("".join(f"[{letter.upper()}{letter}]" for letter in word) for word in words)
+    return "^(?:" + "|".join(spelled) + ")$"
+
+
+# Keywords at a node's own level that can refuse a string (its combinators are widened branch by branch).
+_REFUSES_STRINGS = frozenset(
+    {"type", "enum", "const", "$ref", "pattern", "minLength", "maxLength", "not", "if", "then", "else"}
+)
+
+
+class _Widener:
+    def __init__(self, root: Any) -> None:
+        self.reader = _Reader(root)
+        self.root = root
+        self.pinned = self._pinned_nodes(root)
+
+    def _pinned_nodes(self, root: Any) -> set[int]:
+        """Nodes a local ``$ref`` points at or into, and their ancestors: they must not move."""
+        pinned: set[int] = set()
+        stack = [root]
+        seen: set[int] = set()
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            self.reader._spend()
+            if isinstance(node, Mapping):
+                tokens = pointer_tokens(node["$ref"]) if isinstance(node.get("$ref"), str) else None
+                if tokens:
+                    target: Any = root
+                    for token in tokens:
+                        pinned.add(id(target))
+                        if isinstance(target, Mapping) and token in target:
+                            target = target[token]
+                        elif (
+                            isinstance(target, list)
+                            and token.isascii()
+                            and token.isdecimal()
+                            and int(token) < len(target)
+                        ):
+                            target = target[int(token)]
+                        else:
+                            break
+                    else:
+                        pinned.add(id(target))
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+        return pinned
+
+    def widen(self) -> Any:
+        if not isinstance(self.root, Mapping):
+            return self.root
+        return self.node(self.root, None, self.root, 0)
+
+    def node(self, node: Any, location: frozenset[str] | None, part: Part, depth: int) -> Any:
+        """``node`` (one of the subschemas that apply at a location), widened; ``location`` is
+        what the whole location takes (None: add no string forms here), ``part`` all that applies."""
+        if not isinstance(node, Mapping) or (depth and "$id" in node):
+            return node  # an embedded resource: its references resolve against its own $id, unread here
+        if depth > _MAX_DEPTH:
+            raise _TooComplex
+        self.reader._spend()
+        forms = _alternatives(location, self.reader.types(node)) if not _REFUSES_STRINGS.isdisjoint(node) else []
+        forms = _spelling_only_listed_values(node, forms)
+        wrapped = bool(forms) and id(node) not in self.pinned
+        inner_location = None if wrapped else location
+        result: dict[str, Any] = {}
+        for key, value in node.items():
+            result[key] = self._keyword(node, key, value, inner_location, part, depth)
+        if not wrapped:
+            return result
+        core, annotations = split_annotations(result)
+        return {"anyOf": [core, *forms], **annotations}
+
+    def _keyword(
+        self, node: Mapping[str, Any], key: str, value: Any, location: frozenset[str] | None, part: Part, depth: int
+    ) -> Any:
+        if key in _OPAQUE:
+            return value
+        if key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
+            branches = [self.node(branch, location, part, depth + 1) for branch in value]
+            if key == "anyOf" and id(node) not in self.pinned:
+                branches = [inner for branch in branches for inner in _spliced(branch)]
+            return branches
+        if key in _DEFINITIONS and isinstance(value, Mapping):
+            return {name: self.node(schema, None, schema, depth + 1) for name, schema in value.items()}
+        if key in ("properties", "patternProperties") and isinstance(value, Mapping):
+            return {
+                name: self._member(schema, part, name if key == "properties" else None, depth)
+                for name, schema in value.items()
+            }
+        if key == "additionalProperties":
+            return self._member(value, part, None, depth)
+        if key == "prefixItems" and isinstance(value, list):
+            return [self._item(schema, part, index, depth) for index, schema in enumerate(value)]
+        if key == "items" and isinstance(value, list):  # draft-07 tuple form
+            return [self._item(schema, part, index, depth) for index, schema in enumerate(value)]
+        if key == "items":
+            prefix = node.get("prefixItems")
+            return self._item(value, part, len(prefix) if isinstance(prefix, list) else 0, depth)
+        if key == "additionalItems":
+            items = node.get("items")
+            return self._item(value, part, len(items) if isinstance(items, list) else 0, depth)
+        return value
+
+    def _member(self, schema: Any, part: Part, name: str | None, depth: int) -> Any:
+        # A member reached through patternProperties or additionalProperties has no one name: its
+        # location is read from the schema alone.
+        child = self.reader.child(part, name) if name is not None else schema
+        return self.node(schema, self.reader.types(child), child, depth + 1)
+
+    def _item(self, schema: Any, part: Part, index: int, depth: int) -> Any:
+        child = self.reader.child(part, index)
+        return self.node(schema, self.reader.types(child), child, depth + 1)
+
+
+def _spliced(branch: Any) -> list[Any]:
+    """A wrapper that says nothing but ``anyOf`` joins its parent's ``anyOf``."""
+    if isinstance(branch, dict) and set(branch) == {"anyOf"} and isinstance(branch["anyOf"], list):
+        return list(branch["anyOf"])
+    return [branch]
+
+
+def _moves_nothing_referenced(schema: Any) -> bool:
+    """Whether every local ``$ref`` points at the root or at a ``$defs``/``definitions`` entry."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            reference = node.get("$ref")
+            if isinstance(reference, str):
+                tokens = pointer_tokens(reference)
+                if tokens and not (len(tokens) == 2 and tokens[0] in _DEFINITIONS):
+                    return False
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return True
+
+
+def widen_schema(schema: Any, style: Style = "type-array") -> Any:
+    """``schema`` widened to admit the string forms repair fixes (see the module docs); a new object.
+
+    ``style`` is how the string forms are written: ``"any-of"`` as extra ``anyOf`` branches,
+    ``"type-array"`` (the default) flattened into type arrays where that means the same, and
+    ``"strict"`` not at all (the schema comes back as it was, for hosts that repair themselves).
+    A schema too large or deep to read within the widening's bounds also comes back as it was.
+
+    >>> widen_schema({"type": "object", "properties": {"limit": {"type": "integer", "minimum": 0}}})
+    {'type': 'object', 'properties': {'limit': {'type': ['integer', 'string'], 'minimum': 0, 'pattern': '^-?[0-9]+$'}}}
+    """
+    if style == "strict":
+        return schema
+    if style not in ("type-array", "any-of"):
+        raise ValueError(f"unknown style {style!r}; expected one of type-array, any-of, strict")
+    try:
+        widened = _Widener(schema).widen()
+    except (_TooComplex, RecursionError):
+        return schema
+    if style == "type-array" and isinstance(widened, dict) and _moves_nothing_referenced(widened):
+        try:
+            return apply_style(widened, "type-array")
+        except RecursionError:  # a keyword copied as it is (``not``) nests too deep to restyle
+            return schema
+    return widened

@@ -1,0 +1,80 @@
+"""A float type that also takes its value as a string in JSON number syntax."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Annotated, Any
+
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
+
+from .scalar import JSON_NUMBER_TEXT, exact_conversion, lenient_scalar_schema, render_scalar, user_bounds
+
+__all__ = ("LenientFloat",)
+
+ERROR_TYPE = "lenient_float"
+
+JSON_NUMBER = f"^{JSON_NUMBER_TEXT}$"
+"""A JSON number, as RFC 8259 spells it: no '+', no leading zeros, no bare '.', no NaN or Infinity."""
+
+_MESSAGE = "Input should be a finite number, or a string holding one in JSON number syntax"
+
+
+_FINITE = core_schema.float_schema(allow_inf_nan=False)
+# '1e999' matches the pattern and overflows to inf, which allow_inf_nan=False refuses.
+_NUMBER_TEXT = core_schema.chain_schema(
+    [
+        core_schema.str_schema(pattern=JSON_NUMBER),
+        exact_conversion(
+            core_schema.float_schema(strict=False, allow_inf_nan=False),
+            core_schema.chain_schema([core_schema.no_info_plain_validator_function(float), _FINITE]),
+        ),
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _LenientFloat:
+    """Marker for a finite float that may also arrive as the text of a JSON number."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return lenient_scalar_schema(
+            # pydantic-core's strict float also takes Decimal; an int too large for a double is refused.
+            forms={float: _FINITE, int: _FINITE, Decimal: _FINITE, str: _NUMBER_TEXT},
+            error_type=ERROR_TYPE,
+            message=_MESSAGE,
+            serialization="float",
+        )
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        added, annotations = user_bounds(handler, schema)
+        canonical = {"type": "number", **added}
+        string_form = {"type": "string", "pattern": JSON_NUMBER}
+        return render_scalar(handler, canonical, string_form, annotations)
+
+
+LenientFloat = Annotated[float, _LenientFloat()]
+"""A finite ``float`` that also accepts a string in JSON number syntax (``-1.5``, ``2e3``, ``10``).
+
+Refuses booleans, NaN and Infinity in any spelling (as numbers or as strings), and strings with
+whitespace, ``+``, leading zeros, a bare ``.``, ``_`` or non-ASCII digits.
+
+>>> from pydantic import BaseModel
+>>> from pydantic_lenient import LenientFloat, input_schema
+>>> class Zoom(BaseModel):
+...     factor: LenientFloat
+>>> Zoom.model_validate({"factor": "2.5e-1"})
+Zoom(factor=0.25)
+>>> Zoom.model_validate({"factor": "NaN"})
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for Zoom
+factor
+  Input should be a finite number, or a string holding one in JSON number syntax
+  [type=lenient_float, input_value='NaN', input_type=str]
+>>> input_schema(Zoom)["properties"]["factor"]
+{'type': ['number', 'string'],
+ 'pattern': '^-?(?:0|[1-9][0-9]*)(?:\\\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$', 'title': 'Factor'}
+"""

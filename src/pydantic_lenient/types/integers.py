@@ -1,0 +1,373 @@
+"""Integer types that also take their value as a string of ASCII digits."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Annotated, Any
+
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
+
+from .scalar import (
+    MAX_DIGIT_STRING_LENGTH,
+    exact_conversion,
+    form_error,
+    lenient_scalar_schema,
+    python_function,
+    render_scalar,
+    user_bounds,
+)
+
+__all__ = (
+    "LenientI8",
+    "LenientI16",
+    "LenientI32",
+    "LenientI64",
+    "LenientInt",
+    "LenientPositiveInt",
+    "LenientU8",
+    "LenientU16",
+    "LenientU32",
+    "LenientU64",
+    "LenientUInt",
+)
+
+ERROR_TYPE = "lenient_int"
+
+SIGNED_DIGITS = "^-?[0-9]+$"
+UNSIGNED_DIGITS = "^[0-9]+$"
+POSITIVE_DIGITS = "^[1-9][0-9]*$"
+
+# Patterns advertised when a bound is added outside the marker (`Field(ge=...)`). The validator
+# still checks the marker's own pattern, so these leave out only strings whose value is out of
+# range: the host then rejects exactly what the validator would reject with a range error.
+_NONNEGATIVE_OF_SIGNED = "^(?:[0-9]+|-0+)$"
+_POSITIVE_WITH_ZEROS = "^0*[1-9][0-9]*$"
+
+ADVERTISED_DIGIT_PATTERNS = (
+    SIGNED_DIGITS,
+    UNSIGNED_DIGITS,
+    POSITIVE_DIGITS,
+    _NONNEGATIVE_OF_SIGNED,
+    _POSITIVE_WITH_ZEROS,
+)
+"""Every string pattern an integer type may advertise (the style stage recognises them)."""
+
+_MESSAGES = {
+    SIGNED_DIGITS: "Input should be an integer, or a string of ASCII digits with an optional leading '-'",
+    UNSIGNED_DIGITS: "Input should be an integer or a string of ASCII digits",
+    POSITIVE_DIGITS: "Input should be an integer or a string of ASCII digits that does not start with 0",
+}
+
+
+def _integral_float_to_int(value: float) -> int:
+    # JSON Schema's "integer" admits any number with no fractional part, such as 100.0 or 1e20.
+    if value.is_integer():
+        return int(value)
+    raise form_error(ERROR_TYPE, "Input should have no fractional part")
+
+
+# The most digits a Decimal may have before its point: as many as a digit string may (a Decimal
+# such as 1E+999999999 would otherwise become an integer of a billion digits).
+_MAX_DECIMAL_EXPONENT = MAX_DIGIT_STRING_LENGTH - 1
+
+
+def _integral_decimal_to_int(value: Decimal) -> int:
+    """A finite, integral Decimal as its exact int (never through a float, which would round it)."""
+    if not value.is_finite() or value.adjusted() > _MAX_DECIMAL_EXPONENT or value != value.to_integral_value():
+        raise form_error(ERROR_TYPE, "Input should be a finite integral number")
+    return int(value)
+
+
+# A digit string to its int: lax int parsing is the fast way; under strict=True, JSON parsing (which
+# takes canonical digits) or else the builtin (leading zeros).
+_DIGITS_TO_INT = exact_conversion(
+    core_schema.int_schema(strict=False),
+    core_schema.union_schema(
+        [core_schema.json_schema(core_schema.int_schema()), core_schema.no_info_plain_validator_function(int)],
+        mode="left_to_right",
+    ),
+)
+_INTEGRAL_FLOAT = core_schema.no_info_after_validator_function(
+    _integral_float_to_int, core_schema.float_schema(allow_inf_nan=False)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _LenientInt:
+    """Marker for an integer that may also arrive as a string of ASCII digits.
+
+    The string form follows from the lower bound: a sign is allowed only where negative values are,
+    and a type whose values start at 1 refuses a leading zero.
+    """
+
+    ge: int | None = None
+    le: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("ge", "le"):
+            bound = getattr(self, name)
+            if bound is not None and (not isinstance(bound, int) or isinstance(bound, bool)):
+                raise TypeError(f"{name} must be an int or None, not {bound!r}")
+        if self.ge is not None and self.le is not None and self.ge > self.le:
+            raise ValueError(f"ge ({self.ge}) must not be greater than le ({self.le})")
+
+    @property
+    def pattern(self) -> str:
+        if self.ge is None or self.ge < 0:
+            return SIGNED_DIGITS
+        return UNSIGNED_DIGITS if self.ge == 0 else POSITIVE_DIGITS
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        bounded = self.ge is not None or self.le is not None
+        digits = core_schema.str_schema(pattern=self.pattern, max_length=MAX_DIGIT_STRING_LENGTH)
+        return lenient_scalar_schema(
+            forms={
+                int: core_schema.int_schema(),
+                # The pattern has already refused everything lax int parsing would also forgive
+                # (whitespace, '_', '+', '1.0', non-ASCII digits); what is left is plain conversion.
+                str: core_schema.chain_schema([digits, _DIGITS_TO_INT]),
+                float: _INTEGRAL_FLOAT,  # JSON's 100.0 and 1e20, which JSON Schema's "integer" admits
+                Decimal: python_function(_integral_decimal_to_int),  # exactly, never through a float
+            },
+            bounds=core_schema.int_schema(strict=True, ge=self.ge, le=self.le) if bounded else None,
+            error_type=ERROR_TYPE,
+            message=_MESSAGES[self.pattern],
+            serialization="int",
+        )
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        added, annotations = user_bounds(handler, schema)
+        lower, upper, others = _integer_bounds(self.ge, self.le, added)
+        canonical: dict[str, Any] = {"type": "integer"}
+        if lower is not None:
+            canonical["minimum"] = lower
+        if upper is not None:
+            canonical["maximum"] = upper
+        canonical.update(others)
+        string_form = {"type": "string", "pattern": self._advertised_pattern(lower)}
+        return render_scalar(handler, canonical, string_form, annotations)
+
+    def _advertised_pattern(self, lower: int | None) -> str:
+        if lower is None or (self.ge is not None and lower <= self.ge) or self.pattern == POSITIVE_DIGITS:
+            return self.pattern
+        if lower >= 1:
+            return _POSITIVE_WITH_ZEROS
+        if lower == 0:  # only reachable from a signed base
+            return _NONNEGATIVE_OF_SIGNED
+        return self.pattern
+
+
+def _integer_bounds(
+    ge: int | None, le: int | None, added: dict[str, Any]
+) -> tuple[int | None, int | None, dict[str, Any]]:
+    """Combine a marker's bounds with those added outside it, as inclusive integer bounds.
+
+    For integers ``gt=4`` and ``ge=5`` admit the same values; inclusive bounds keep the advertised
+    schema plain and let the string pattern be tightened from one number.
+    """
+    others = dict(added)
+    lowers = [ge] if ge is not None else []
+    uppers = [le] if le is not None else []
+    for key, to_int in (("minimum", math.ceil), ("exclusiveMinimum", lambda b: math.floor(b) + 1)):
+        if key in others and _is_finite_number(others[key]):
+            lowers.append(to_int(others.pop(key)))
+    for key, to_int in (("maximum", math.floor), ("exclusiveMaximum", lambda b: math.ceil(b) - 1)):
+        if key in others and _is_finite_number(others[key]):
+            uppers.append(to_int(others.pop(key)))
+    return (max(lowers) if lowers else None), (min(uppers) if uppers else None), others
+
+
+def _is_finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+LenientInt = Annotated[int, _LenientInt()]
+"""An ``int`` that also accepts a string matching ``^-?[0-9]+$``.
+
+Takes JSON integers and numbers with no fractional part (``100.0``); refuses booleans, fractions,
+whitespace, ``+``, ``_``, non-ASCII digits, hex and exponents in strings.
+
+>>> from pydantic import BaseModel
+>>> from pydantic_lenient import LenientInt, input_schema
+>>> class Scroll(BaseModel):
+...     lines: LenientInt
+>>> Scroll.model_validate({"lines": "-42"})
+Scroll(lines=-42)
+>>> Scroll.model_validate({"lines": "+42"})
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for Scroll
+lines
+  Input should be an integer, or a string of ASCII digits with an optional leading '-'
+  [type=lenient_int, input_value='+42', input_type=str]
+>>> input_schema(Scroll)["properties"]["lines"]
+{'type': ['integer', 'string'], 'pattern': '^-?[0-9]+$', 'title': 'Lines'}
+"""
+
+LenientUInt = Annotated[int, _LenientInt(ge=0)]
+"""A non-negative ``int`` that also accepts a string matching ``^[0-9]+$``.
+
+>>> from typing import Optional
+>>> from pydantic import BaseModel
+>>> from pydantic_lenient import LenientUInt, input_schema
+>>> class Search(BaseModel):
+...     limit: Optional[LenientUInt] = None
+>>> Search.model_validate({"limit": "100"})
+Search(limit=100)
+>>> Search.model_validate({"limit": "-1"})
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for Search
+limit
+  Input should be an integer or a string of ASCII digits [type=lenient_int, input_value='-1', input_type=str]
+>>> input_schema(Search)["properties"]["limit"]
+{'type': ['integer', 'string', 'null'], 'minimum': 0, 'pattern': '^[0-9]+$', 'default': None, 'title': 'Limit'}
+"""
+
+LenientPositiveInt = Annotated[int, _LenientInt(ge=1)]
+"""An ``int`` of at least 1 that also accepts a string matching ``^[1-9][0-9]*$``.
+
+>>> from pydantic import BaseModel
+>>> from pydantic_lenient import LenientPositiveInt, input_schema
+>>> class Page(BaseModel):
+...     number: LenientPositiveInt
+>>> Page.model_validate({"number": "3"})
+Page(number=3)
+>>> Page.model_validate({"number": "0"})
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for Page
+number
+  Input should be an integer or a string of ASCII digits that does not start with 0
+  [type=lenient_int, input_value='0', input_type=str]
+>>> input_schema(Page)["properties"]["number"]
+{'type': ['integer', 'string'], 'minimum': 1, 'pattern': '^[1-9][0-9]*$', 'title': 'Number'}
+"""
+
+LenientU8 = Annotated[int, _LenientInt(ge=0, le=2**8 - 1)]
+"""An ``int`` from 0 to 255, or its digits as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientU8
+>>> TypeAdapter(LenientU8).validate_python("255")
+255
+>>> TypeAdapter(LenientU8).validate_python("256")
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be less than or equal to 255 [type=less_than_equal, input_value=256, input_type=int]
+    For further information visit https://errors.pydantic.dev/.../v/less_than_equal
+>>> TypeAdapter(LenientU8).json_schema()
+{'anyOf': [{'maximum': 255, 'minimum': 0, 'type': 'integer'}, {'pattern': '^[0-9]+$', 'type': 'string'}]}
+"""
+
+LenientU16 = Annotated[int, _LenientInt(ge=0, le=2**16 - 1)]
+"""An ``int`` from 0 to 65535, or its digits as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientU16
+>>> TypeAdapter(LenientU16).validate_python("65535")
+65535
+>>> TypeAdapter(LenientU16).validate_python(65536)
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be less than or equal to 65535 [type=less_than_equal, input_value=65536, input_type=int]
+...
+"""
+
+LenientU32 = Annotated[int, _LenientInt(ge=0, le=2**32 - 1)]
+"""An ``int`` from 0 to 4294967295, or its digits as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientU32
+>>> TypeAdapter(LenientU32).validate_python("4294967295")
+4294967295
+>>> TypeAdapter(LenientU32).validate_python("4294967296")
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be less than or equal to 4294967295 [type=less_than_equal, input_value=4294967296, input_type=int]
+    For further information visit https://errors.pydantic.dev/.../v/less_than_equal
+"""
+
+LenientU64 = Annotated[int, _LenientInt(ge=0, le=2**64 - 1)]
+"""An ``int`` from 0 to 18446744073709551615, or its digits as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientU64
+>>> TypeAdapter(LenientU64).validate_python("18446744073709551615")
+18446744073709551615
+>>> TypeAdapter(LenientU64).validate_python("1e3")
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be an integer or a string of ASCII digits [type=lenient_int, input_value='1e3', input_type=str]
+"""
+
+LenientI8 = Annotated[int, _LenientInt(ge=-(2**7), le=2**7 - 1)]
+"""An ``int`` from -128 to 127, or its digits (with an optional ``-``) as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientI8
+>>> TypeAdapter(LenientI8).validate_python("-128")
+-128
+>>> TypeAdapter(LenientI8).validate_python("-129")
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be greater than or equal to -128 [type=greater_than_equal, input_value=-129, input_type=int]
+    For further information visit https://errors.pydantic.dev/.../v/greater_than_equal
+>>> TypeAdapter(LenientI8).json_schema()
+{'anyOf': [{'maximum': 127, 'minimum': -128, 'type': 'integer'}, {'pattern': '^-?[0-9]+$', 'type': 'string'}]}
+"""
+
+LenientI16 = Annotated[int, _LenientInt(ge=-(2**15), le=2**15 - 1)]
+"""An ``int`` from -32768 to 32767, or its digits (with an optional ``-``) as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientI16
+>>> TypeAdapter(LenientI16).validate_python("-32768")
+-32768
+>>> TypeAdapter(LenientI16).validate_python(True)
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be an integer, or a string of ASCII digits with an optional leading '-'
+  [type=lenient_int, input_value=True, input_type=bool]
+"""
+
+LenientI32 = Annotated[int, _LenientInt(ge=-(2**31), le=2**31 - 1)]
+"""An ``int`` from -2147483648 to 2147483647, or its digits (with an optional ``-``) as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientI32
+>>> TypeAdapter(LenientI32).validate_python("2147483647")
+2147483647
+>>> TypeAdapter(LenientI32).validate_python("2_147")
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be an integer, or a string of ASCII digits with an optional leading '-'
+  [type=lenient_int, input_value='2_147', input_type=str]
+"""
+
+LenientI64 = Annotated[int, _LenientInt(ge=-(2**63), le=2**63 - 1)]
+"""An ``int`` from -2**63 to 2**63 - 1, or its digits (with an optional ``-``) as a string.
+
+>>> from pydantic import TypeAdapter
+>>> from pydantic_lenient import LenientI64
+>>> TypeAdapter(LenientI64).validate_python("-9223372036854775808")
+-9223372036854775808
+>>> TypeAdapter(LenientI64).validate_python("9223372036854775808")
+Traceback (most recent call last):
+  ...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+  Input should be less than or equal to 9223372036854775807
+  [type=less_than_equal, input_value=9223372036854775808, input_type=int]
+    For further information visit https://errors.pydantic.dev/.../v/less_than_equal
+"""
