@@ -9,8 +9,9 @@ Python), apply in order, never mutate their input, never lose a value, and recor
     result.arguments  # {"old_text": "a", "new_text": "b"}
     result.applied    # [{"rule_id": "edit-old_str", "type": "param_alias", ...}, ...]
 
-Each rule type is one class in `pydantic_lenient.normalizer.rules`; the counting, the stats file's format and
-its atomic writing are in `pydantic_lenient.normalizer.stats`.
+The `Rule` record and its load-time checks are in `pydantic_lenient.normalizer.rules`; each rule type is one
+class in `pydantic_lenient.normalizer.appliers`; the counting, the stats file's format and its atomic writing
+are in `pydantic_lenient.normalizer.stats`.
 """
 
 from __future__ import annotations
@@ -24,18 +25,9 @@ from typing import Any, ClassVar, TypeVar, cast
 
 from pydantic import BaseModel, model_validator
 
-from .rules import (
-    RULE_TYPES,
-    Change,
-    ConflictPolicy,
-    NormalizationConflict,
-    Rule,
-    RuleApplier,
-    RuleError,
-    applier_for,
-    describe_rule,
-    load_json_exactly,
-)
+from ._json import load_json_exactly
+from .appliers import Change, ConflictPolicy, NormalizationConflict, RuleApplier, applier_for
+from .rules import RULE_TYPES, Rule, RuleError, describe_rule
 from .stats import OTHER_TOOLS, CallCounter, StatsFileError, load_stats, write_json_atomically
 
 __all__ = (

@@ -26,7 +26,8 @@ from typing import Annotated, Any, NamedTuple
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import NotRequired, TypedDict  # pydantic needs this TypedDict before 3.12
 
-from .rules import Change, json_value_problem
+from ._json import json_value_problem
+from .appliers import Change
 
 __all__ = (
     "FOLD_EVERY",
