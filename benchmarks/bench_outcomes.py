@@ -33,7 +33,7 @@ from mcp.server.mcpserver import MCPServer
 
 from pydantic_lenient import LenientUInt, StrictBoolish
 from pydantic_lenient.adapters.mcp import LenientServerMiddleware, make_lenient
-from pydantic_lenient.observe.outcomes import OutcomeRecorder
+from pydantic_lenient.observe.recorder import OutcomeRecorder
 
 PAIRS = 50  # recorded and plain calls per round, alternating
 ROUNDS = 60

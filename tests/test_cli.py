@@ -417,7 +417,8 @@ def test_any_arguments_text_is_an_answer_or_one_line(text: str) -> None:
 
 def test_suggest_prints_suggestions_and_writes_the_rules_file(tmp_path: Path) -> None:
     from pydantic_lenient.normalizer.engine import Normalizer
-    from pydantic_lenient.observe.outcomes import FieldFailure, OutcomeRecorder
+    from pydantic_lenient.observe.failures import FieldFailure
+    from pydantic_lenient.observe.recorder import OutcomeRecorder
 
     recorder = OutcomeRecorder(tmp_path / "logs", flush_every=3600)
     for _ in range(3):

@@ -24,7 +24,9 @@ import pytest
 from pydantic_lenient import Normalizer
 from pydantic_lenient.cli.main import main
 from pydantic_lenient.observe.dashboard import dashboard_data, make_server, render_html
-from pydantic_lenient.observe.outcomes import FieldFailure, OutcomeRecorder, load_outcomes
+from pydantic_lenient.observe.failures import FieldFailure
+from pydantic_lenient.observe.recorder import OutcomeRecorder
+from pydantic_lenient.observe.stats_file import load_outcomes
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 ARTIFACTS = Path(

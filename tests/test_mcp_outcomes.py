@@ -12,7 +12,9 @@ from pydantic import BeforeValidator
 
 from pydantic_lenient import Normalizer
 from pydantic_lenient.observe.auditlog import read_audit_log
-from pydantic_lenient.observe.outcomes import OutcomeRecorder, OutcomeStats, load_outcomes, rules_document, suggest
+from pydantic_lenient.observe.recorder import OutcomeRecorder
+from pydantic_lenient.observe.stats_file import OutcomeStats, load_outcomes
+from pydantic_lenient.observe.suggestions import rules_document, suggest
 from tests.sdks import require
 
 

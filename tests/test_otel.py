@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic_lenient.observe.outcomes import CallOutcome, FieldFailure, OutcomeRecorder
+from pydantic_lenient.observe.failures import FieldFailure
+from pydantic_lenient.observe.outcomes import CallOutcome
+from pydantic_lenient.observe.recorder import OutcomeRecorder
 from tests.sdks import require
 
 

@@ -22,22 +22,15 @@ from pydantic_core import ErrorDetails
 
 from pydantic_lenient import Normalizer
 from pydantic_lenient.normalizer.stats import timestamp
+from pydantic_lenient.observe.audit_text import audit_timestamp
 from pydantic_lenient.observe.auditlog import AuditLog, read_audit_log
-from pydantic_lenient.observe.outcomes import (
-    STATUSES,
-    CallOutcome,
-    FieldFailure,
-    LogDirError,
-    OutcomeRecorder,
-    Status,
-    _clean,
-    _timestamp,
-    field_failures,
-    load_outcomes,
-    rules_document,
-    suggest,
-    value_shape,
-)
+from pydantic_lenient.observe.failures import FieldFailure, field_failures
+from pydantic_lenient.observe.logdir import LogDirError
+from pydantic_lenient.observe.outcomes import STATUSES, CallOutcome, Status
+from pydantic_lenient.observe.recorder import OutcomeRecorder
+from pydantic_lenient.observe.shapes import clean_name, value_shape
+from pydantic_lenient.observe.stats_file import load_outcomes
+from pydantic_lenient.observe.suggestions import rules_document, suggest
 
 HOUR = 3600.0
 NOON = 1_780_000_000.0 // HOUR * HOUR  # the start of an hour
@@ -545,12 +538,12 @@ def test_a_refusal_whose_error_cannot_be_read_still_counts(caplog: pytest.LogCap
 
 @given(st.floats(allow_nan=False, allow_infinity=False, min_value=-6.2e10, max_value=2.5e11))
 def test_audit_times_are_written_as_the_stats_write_them(seconds: float) -> None:
-    assert _timestamp(seconds) == timestamp(seconds)
+    assert audit_timestamp(seconds) == timestamp(seconds)
 
 
 @pytest.mark.parametrize("seconds", [0.0, 0.0009995, 1_780_000_000.9999995, 1_780_000_000.0004999, 253_402_300_798.5])
 def test_audit_times_round_as_datetime_rounds(seconds: float) -> None:
-    assert _timestamp(seconds) == timestamp(seconds)
+    assert audit_timestamp(seconds) == timestamp(seconds)
 
 
 hostile_text = st.text(st.characters(codec=None), max_size=300)  # lone surrogates, controls, quotes
@@ -576,19 +569,25 @@ def test_an_audit_line_is_what_json_dumps_writes(
     for the three characters str.splitlines breaks at that JSON leaves raw."""
     ts = 1_780_000_000.123
     recorder = OutcomeRecorder()
-    line = recorder._fold(CallOutcome(tool, status, duration_ms, tuple(failures), tuple(norms), ts), audit_line=True)
+    line = recorder._counts.fold(
+        CallOutcome(tool, status, duration_ms, tuple(failures), tuple(norms), ts), audit_line=True
+    )
     errors = []
     for failure in failures:
-        error = {"param": _clean(failure.param), "type": _clean(failure.error_type), "shape": _clean(failure.shape)}
+        error = {
+            "param": clean_name(failure.param),
+            "type": clean_name(failure.error_type),
+            "shape": clean_name(failure.shape),
+        }
         if failure.sample is not None:
             error["sample"] = failure.sample
         errors.append(error)
     entry = {
         "ts": timestamp(ts),
-        "tool": _clean(tool),
+        "tool": clean_name(tool),
         "status": status,
         "duration_ms": round(duration_ms, 3) if 0 <= duration_ms < math.inf else 0.0,
-        "norms": [_clean(norm) for norm in norms],
+        "norms": [clean_name(norm) for norm in norms],
         "errors": errors,
     }
     dumped = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
@@ -604,7 +603,7 @@ def test_an_audit_line_is_what_json_dumps_writes(
 def test_repeated_and_distinct_mistakes_are_counted_alike_past_the_plan_cache() -> None:
     """Folding reuses what it worked out for a (tool, failures) it saw before; counts must not
     depend on that, nor on the cache starting again once it holds ``_PLANS_LIMIT`` plans."""
-    from pydantic_lenient.observe.outcomes import _PLANS_LIMIT
+    from pydantic_lenient.observe.counts import _PLANS_LIMIT
 
     recorder = OutcomeRecorder()
     expected: Counter[tuple[str, str, str]] = Counter()
@@ -620,7 +619,7 @@ def test_repeated_and_distinct_mistakes_are_counted_alike_past_the_plan_cache() 
         if number % 3:
             pairs[(unknown.param, missing.param)] += 1
     recorder.flush()
-    assert len(recorder._plans) <= _PLANS_LIMIT
+    assert len(recorder._counts._plans) <= _PLANS_LIMIT
     stats = recorder.snapshot()
     assert Counter({(p.param, p.error_type, p.shape): p.count for p in stats.patterns}) == expected
     assert Counter({(a.unknown, a.missing): a.count for a in stats.aliases}) == pairs

@@ -334,7 +334,8 @@ def test_every_call_is_recorded_with_its_outcome(everything: list[str], tmp_path
     """ok (with the rules and repairs applied), refused by validation (field, error type, value
     shape, never the value), and a misnamed parameter as an unknown and a missing name; the audit
     log holds one line per call, and outcomes.json is saved when the proxy stops."""
-    from pydantic_lenient.observe.outcomes import load_outcomes, suggest
+    from pydantic_lenient.observe.stats_file import load_outcomes
+    from pydantic_lenient.observe.suggestions import suggest
 
     rules = tmp_path / "rules.json"
     rules.write_text(

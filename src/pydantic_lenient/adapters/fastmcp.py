@@ -14,7 +14,7 @@
   (`Normalizer.register_tools`), so its calls are counted under its name.
 * With a ``log_dir`` (or an `OutcomeRecorder` as ``recorder``), every ``tools/call`` is recorded:
   ok, refused by validation (each field's error type and value shape), or failed in the tool, with
-  its duration and the normalizations applied (`pydantic_lenient.observe.outcomes`).
+  its duration and the normalizations applied (`pydantic_lenient.observe.recorder`).
 
 FastMCP validates arguments against the function itself, with no pre-parsing, so lenient
 parameters need nothing more: they stay lenient even under ``strict_input_validation=True``.
@@ -37,7 +37,8 @@ from fastmcp.tools.function_parsing import ParsedFunction
 from pydantic import ValidationError
 
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
-from pydantic_lenient.observe.outcomes import NORMALIZATION_CONFLICT, OutcomeRecorder, adapter_recorder
+from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT
+from pydantic_lenient.observe.recorder import OutcomeRecorder, adapter_recorder
 from pydantic_lenient.schema.catalog import model_from_function
 from pydantic_lenient.schema.styles import Style
 from pydantic_lenient.schema.targets import Target, input_schema

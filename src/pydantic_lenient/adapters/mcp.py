@@ -23,7 +23,7 @@
   (`Normalizer.register_tools`), so its calls are counted under its name.
 * With a ``log_dir`` (or an `OutcomeRecorder` as ``recorder``), every ``tools/call`` is recorded:
   ok, refused by validation (each field's error type and value shape), or failed in the tool, with
-  its duration and the normalizations applied (`pydantic_lenient.observe.outcomes`).
+  its duration and the normalizations applied (`pydantic_lenient.observe.recorder`).
 
 The SDK's public hooks carry all of it: server middleware, the ``Tool.fn_metadata`` field and its
 ``FuncMetadata.pre_parse_json`` method. The one private name, the server's tool manager, is read in
@@ -49,13 +49,9 @@ from pydantic import PrivateAttr, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
-from pydantic_lenient.observe.outcomes import (
-    NORMALIZATION_CONFLICT,
-    FieldFailure,
-    OutcomeRecorder,
-    Status,
-    adapter_recorder,
-)
+from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure
+from pydantic_lenient.observe.outcomes import Status
+from pydantic_lenient.observe.recorder import OutcomeRecorder, adapter_recorder
 from pydantic_lenient.schema.styles import Style
 from pydantic_lenient.schema.targets import Target, input_schema
 from pydantic_lenient.types.annotations import is_lenient, split_annotated

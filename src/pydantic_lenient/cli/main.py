@@ -300,7 +300,9 @@ def _fix(arguments: argparse.Namespace) -> int:
 
 
 def _suggest(arguments: argparse.Namespace) -> int:
-    from pydantic_lenient.observe.outcomes import LogDirError, load_outcomes, rules_document, suggest
+    from pydantic_lenient.observe.logdir import LogDirError
+    from pydantic_lenient.observe.stats_file import load_outcomes
+    from pydantic_lenient.observe.suggestions import rules_document, suggest
 
     try:
         suggestions = suggest(load_outcomes(arguments.log_dir), min_count=arguments.min_count)
@@ -317,7 +319,7 @@ def _suggest(arguments: argparse.Namespace) -> int:
 
 def _dashboard(arguments: argparse.Namespace) -> int:
     from pydantic_lenient.observe.dashboard import dashboard_data, make_server, render_html
-    from pydantic_lenient.observe.outcomes import LogDirError
+    from pydantic_lenient.observe.logdir import LogDirError
 
     try:
         if arguments.html is not None:

@@ -22,7 +22,8 @@ from typing import Any
 
 from .auditlog import read_audit_log
 from .logdir import LogDirError
-from .outcomes import load_outcomes, rules_document, suggest
+from .stats_file import load_outcomes
+from .suggestions import rules_document, suggest
 
 __all__ = ("DEFAULT_HOST", "DEFAULT_PORT", "dashboard_data", "make_server", "render_html")
 

@@ -21,7 +21,8 @@ from opentelemetry import metrics
 
 from pydantic_lenient._version import __version__
 
-from .outcomes import CallOutcome, _clean
+from .outcomes import CallOutcome
+from .shapes import clean_name
 
 __all__ = ("OtelMetrics",)
 
@@ -49,19 +50,19 @@ class OtelMetrics:
         )
 
     def record(self, outcome: CallOutcome) -> None:
-        tool = _clean(outcome.tool)
+        tool = clean_name(outcome.tool)
         attributes = {"tool": tool, "status": outcome.status}
         self.calls.add(1, attributes)
         self.duration.record(outcome.duration_ms, attributes)
         for rule in outcome.norms:
-            self.normalizations.add(1, {"tool": tool, "rule": _clean(rule)})
+            self.normalizations.add(1, {"tool": tool, "rule": clean_name(rule)})
         for failure in outcome.failures:
             self.validation_failures.add(
                 1,
                 {
                     "tool": tool,
-                    "param": _clean(failure.param),
-                    "error_type": _clean(failure.error_type),
-                    "shape": _clean(failure.shape),
+                    "param": clean_name(failure.param),
+                    "error_type": clean_name(failure.error_type),
+                    "shape": clean_name(failure.shape),
                 },
             )

@@ -16,7 +16,7 @@ server-to-client requests such as sampling, elicitation and roots, with their re
 not an MCP session of its own, so it cannot drop or rewrite what it does not know.
 
 Outcomes: with a ``log_dir`` (or an `OutcomeRecorder` as ``recorder``), every ``tools/call`` is
-recorded as the MCP adapters record it (`pydantic_lenient.observe.outcomes`): ok; refused by validation,
+recorded as the MCP adapters record it (`pydantic_lenient.observe.recorder`): ok; refused by validation,
 when the upstream answers with an error a call the proxy found invalid against the tool's schema
 (each field's error type and value shape, from the validator's errors); or an error in the tool,
 for any other error the upstream (or the proxy, for an upstream that is gone) answers with. With its
@@ -55,8 +55,10 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
     raise ImportError("the proxy needs the official MCP SDK: pip install -e '.[proxy]' from a clone") from error
 
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
+from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure
 from pydantic_lenient.observe.logdir import NORMALIZER_STATS_FILE
-from pydantic_lenient.observe.outcomes import NORMALIZATION_CONFLICT, FieldFailure, OutcomeRecorder, Status
+from pydantic_lenient.observe.outcomes import Status
+from pydantic_lenient.observe.recorder import OutcomeRecorder
 from pydantic_lenient.repair.engine import Repairer
 from pydantic_lenient.schema.styles import Style
 from pydantic_lenient.schema.widen import widen_schema
@@ -624,7 +626,7 @@ async def serve(
     are saved, every ``save_every`` seconds and at exit; ``sample_chars`` > 0 keeps that many
     characters of each refused value there (by default no value is kept). Or pass your own ``recorder`` (for samples,
     sinks, other bounds); repair counts then go to its ``log_dir``, if it has one. A corrupt
-    ``outcomes.json`` raises `pydantic_lenient.observe.outcomes.LogDirError` before the upstream starts.
+    ``outcomes.json`` raises `pydantic_lenient.observe.logdir.LogDirError` before the upstream starts.
     Runs on asyncio.
     """
     if not command:
