@@ -233,7 +233,7 @@ def _proxy(arguments: argparse.Namespace) -> int:
     from pydantic_lenient.observe.logdir import LogDirError
 
     try:
-        from pydantic_lenient.proxy.server import run_proxy
+        from pydantic_lenient.proxy.stdio import run_proxy
 
         normalizer = Normalizer.from_file(arguments.rules) if arguments.rules else None
     except (ImportError, RuleError) as error:
