@@ -1,0 +1,257 @@
+"""The commands: one ``_name(arguments) -> int`` handler per command, over the subsystems.
+
+Each handler takes the parsed arguments (`pydantic_lenient.cli.main` registers it), raises
+`CommandError` for anything wrong with what it was given, and returns 1 when a check or repair
+fails, else 0. Each subsystem is imported inside the handler that uses it: a command loads only
+what it needs, and a missing optional extra fails only its own command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic_lenient.schema.loading import TargetError, load_target
+
+from ._io import PROGRAM, CommandError, check_printable, one_line, print_json, read_arguments, read_json_file, write
+
+__all__ = ("format_stats",)
+
+
+def _catalog(arguments: argparse.Namespace) -> int:
+    from pydantic_lenient.schema.audit import audit, format_findings
+    from pydantic_lenient.schema.catalog import tool_catalog
+
+    try:
+        tools = load_target(arguments.target)
+    except TargetError as error:
+        raise CommandError(str(error)) from None
+    try:
+        catalog = tool_catalog(tools, style=arguments.style, target=arguments.schema_target)
+        losses = _target_losses(tools, arguments.style, arguments.schema_target)
+        findings = audit(tools) if arguments.check else []
+    except Exception as error:  # a tool whose model or schema cannot be built
+        raise CommandError(f"{arguments.target}: {type(error).__name__}: {error}") from None
+    write(json.dumps(catalog, indent=2, ensure_ascii=False) + "\n", arguments.output)
+    for line in losses:
+        print(line, file=sys.stderr)
+    if not arguments.check:
+        return 0
+    print(format_findings(findings), file=sys.stderr)
+    return 1 if any(finding.level == "error" for finding in findings) else 0
+
+
+def _target_losses(tools: Any, style: Any, target: Any) -> list[str]:
+    """One ``lost:`` line per place a target could not say what the validator means."""
+    from pydantic_lenient.schema.catalog import tool_specs
+    from pydantic_lenient.schema.targets import target_schema
+
+    if target == "mcp":
+        return []
+    return [
+        f"lost: {spec.name}{loss.location}: {loss.what}"
+        for spec in tool_specs(tools)
+        for loss in target_schema(spec.input_model, target, style=style).losses
+    ]
+
+
+def _normalize(arguments: argparse.Namespace) -> int:
+    from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer, RuleError
+
+    try:
+        normalizer = Normalizer.from_file(arguments.rules) if arguments.rules else Normalizer()
+    except RuleError as error:
+        raise CommandError(str(error)) from None
+    call = read_arguments(arguments.arguments)
+    check_printable(call, "ARGUMENTS")
+    try:
+        result = normalizer.apply(arguments.tool, call)
+    except NormalizationConflict as error:
+        raise CommandError(str(error)) from None
+    print_json({"arguments": result.arguments, "applied": result.applied})
+    return 0
+
+
+def _stats(arguments: argparse.Namespace) -> int:
+    from pydantic_lenient.normalizer.stats import StatsFileError, load_stats
+
+    try:
+        stats = load_stats(arguments.file)
+    except StatsFileError as error:
+        raise CommandError(str(error)) from None
+    text = format_stats(dict(stats)) + "\n"
+    # A name in the file may hold a lone surrogate (JSON can escape one): show it escaped.
+    write(text.encode("utf-8", "backslashreplace").decode("utf-8"), None)
+    return 0
+
+
+def format_stats(stats: dict[str, Any]) -> str:
+    """A normalizer stats file as readable tables."""
+    processed, normalized = stats.get("total_processed", 0), stats.get("total_normalized", 0)
+    share = f" ({normalized / processed:.1%})" if processed else ""
+    lines = [
+        f"calls processed: {processed}, normalized: {normalized}{share}",
+        f"last updated: {stats.get('last_updated') or 'never'}",
+        "",
+        f"{'tool':30} {'processed':>10} {'normalized':>11}",
+    ]
+    for tool, counts in sorted(stats.get("by_tool", {}).items()):
+        lines.append(f"{tool:30} {counts.get('processed', 0):>10} {counts.get('normalized', 0):>11}")
+    lines += ["", f"{'rule':32} {'type':18} {'hits':>6}  tools"]
+    for rule in sorted(stats.get("by_rule", {}).values(), key=lambda rule: (-rule.get("hits", 0), rule["rule_id"])):
+        tools = ", ".join(rule.get("tools", []))
+        lines.append(f"{rule['rule_id']:32} {rule.get('type', ''):18} {rule.get('hits', 0):>6}  {tools}")
+    recent = stats.get("recent_normalizations", [])
+    lines += ["", f"recent normalizations: {len(recent)}"]
+    for entry in recent[-10:]:
+        rule_ids = ", ".join(applied.get("rule_id", "?") for applied in entry.get("applied", []))
+        lines.append(f"  {entry.get('ts')}  {entry.get('tool')}: {rule_ids}")
+    return "\n".join(lines)
+
+
+def _repair(arguments: argparse.Namespace) -> int:
+    """Exit 0 when the repaired arguments are valid, 1 when they are still invalid (with the
+    reasons on stderr), 2 for bad input: a schema the validator cannot use, arguments that are not
+    a JSON object."""
+    schema = _schema_for(read_json_file(arguments.schema), arguments.tool, arguments.schema)
+    call = read_arguments(arguments.arguments)
+    try:
+        from pydantic_lenient.repair.engine import Repairer
+    except ImportError as error:
+        raise CommandError(str(error)) from None
+    repairer = Repairer(schema)
+    if repairer.schema_error is not None:
+        raise CommandError(f"{arguments.schema}: the schema cannot be used: {repairer.schema_error}")
+    result = repairer.repair(call)
+    output = {
+        "arguments": result.arguments,
+        "repairs": result.repairs,
+        "valid": result.valid,
+        "reasons": list(result.reasons),
+    }
+    write(json.dumps(output, indent=2, ensure_ascii=False) + "\n", None)
+    sys.stdout.flush()  # the summary line follows the output, also where both go to one pipe
+    if result.valid:
+        print(f"{PROGRAM}: valid after {len(result.repairs)} repair(s)", file=sys.stderr)
+        return 0
+    reasons = "; ".join(f"{reason['path'] or '/'}: {one_line(reason['message'])}" for reason in result.reasons)
+    print(f"{PROGRAM}: still invalid after {len(result.repairs)} repair(s): {reasons}", file=sys.stderr)
+    return 1
+
+
+def _schema_for(document: Any, tool: str | None, source: str) -> Any:
+    """The schema to repair against: the document itself, or a tool's inputSchema in a catalog."""
+    if isinstance(document, dict) and isinstance(document.get("tools"), list):
+        if tool is None:
+            raise CommandError(f"{source} is a tools/list catalog: name the tool with --tool")
+        for entry in document["tools"]:
+            if isinstance(entry, dict) and entry.get("name") == tool:
+                schema = entry.get("inputSchema", entry.get("input_schema"))
+                if not isinstance(schema, (dict, bool)):
+                    raise CommandError(f"tool {tool!r} in {source} has no inputSchema")
+                return schema
+        raise CommandError(f"no tool named {tool!r} in {source}")
+    if tool is not None:
+        raise CommandError(f"--tool needs a tools/list catalog, and {source} is a plain schema")
+    if not isinstance(document, (dict, bool)):
+        raise CommandError(f"{source} is not a JSON schema")
+    return document
+
+
+def _fix(arguments: argparse.Namespace) -> int:
+    try:
+        from pydantic_lenient.codemod.fix import fix_file
+    except ImportError as error:
+        raise CommandError(f"fix needs LibCST: pip install -e '.[codemod]' from a clone ({error})") from None
+    for path in arguments.paths:
+        if not Path(path).is_file():
+            raise CommandError(f"no such file: {path}")
+        try:
+            result = fix_file(path, write=not arguments.diff)
+        except TargetError as error:
+            raise CommandError(str(error)) from None
+        except Exception as error:  # a file that does not parse, or whose tools cannot be read
+            raise CommandError(f"{path}: {type(error).__name__}: {error}") from None
+        if arguments.diff:
+            sys.stdout.write(result.diff())
+            continue
+        for change in result.changes:
+            print(change, file=sys.stderr)
+        print(f"{path}: {len(result.changes)} annotation(s) made lenient", file=sys.stderr)
+    return 0
+
+
+def _proxy(arguments: argparse.Namespace) -> int:
+    from pydantic_lenient.normalizer.engine import Normalizer, RuleError
+    from pydantic_lenient.observe.logdir import LogDirError
+
+    try:
+        from pydantic_lenient.proxy.stdio import run_proxy
+
+        normalizer = Normalizer.from_file(arguments.rules) if arguments.rules else None
+    except (ImportError, RuleError) as error:
+        raise CommandError(str(error)) from None
+    for name in ("ping_interval", "ping_timeout"):
+        if not getattr(arguments, name) > 0:
+            raise CommandError(f"--{name.replace('_', '-')} must be a positive number of seconds")
+    if arguments.sample_chars < 0 or (arguments.sample_chars and arguments.log_dir is None):
+        raise CommandError("--sample-chars needs --log-dir and a number of characters, 0 or more")
+    try:
+        return run_proxy(
+            arguments.upstream,
+            style=arguments.style,
+            normalizer=normalizer,
+            log_dir=arguments.log_dir,
+            sample_chars=arguments.sample_chars,
+            ping_interval=arguments.ping_interval,
+            ping_timeout=arguments.ping_timeout,
+        )
+    except LogDirError as error:  # a corrupt outcomes file, found before the upstream starts
+        raise CommandError(str(error)) from None
+
+
+def _suggest(arguments: argparse.Namespace) -> int:
+    from pydantic_lenient.observe.logdir import LogDirError
+    from pydantic_lenient.observe.stats_file import load_outcomes
+    from pydantic_lenient.observe.suggestions import rules_document, suggest
+
+    try:
+        suggestions = suggest(load_outcomes(arguments.log_dir), min_count=arguments.min_count)
+    except LogDirError as error:
+        raise CommandError(str(error)) from None
+    if not suggestions:
+        print(f"no suggestions: no pattern has {arguments.min_count} refusals yet", file=sys.stderr)
+    for suggestion in suggestions:
+        print(suggestion)
+    if arguments.rules_out is not None:
+        write(json.dumps(rules_document(suggestions), indent=2, ensure_ascii=False) + "\n", arguments.rules_out)
+    return 0
+
+
+def _dashboard(arguments: argparse.Namespace) -> int:
+    from pydantic_lenient.observe.dashboard import dashboard_data, make_server, render_html
+    from pydantic_lenient.observe.logdir import LogDirError
+
+    try:
+        if arguments.html is not None:
+            write(render_html(dashboard_data(arguments.log_dir, min_count=arguments.min_count)), arguments.html)
+            return 0
+        dashboard_data(arguments.log_dir)  # a bad directory is an error now, not a broken page later
+    except LogDirError as error:
+        raise CommandError(str(error)) from None
+    try:
+        server = make_server(arguments.log_dir, host=arguments.host, port=arguments.port, min_count=arguments.min_count)
+    except OSError as error:
+        raise CommandError(f"cannot listen on {arguments.host}:{arguments.port}: {error.strerror}") from None
+    host, port = server.server_address[:2]
+    print(f"dashboard for {arguments.log_dir} on http://{host!s}:{port}/ (Ctrl-C stops it)", file=sys.stderr)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
