@@ -143,6 +143,16 @@ def _truth(options_by_name: dict[str, Any], schema: dict[str, Any]) -> dict[str,
     return truth
 
 
+def _undeclared(value: Any, schema: dict[str, Any]) -> bool:
+    """Whether ``value`` has a member its schema does not declare, at any depth."""
+    if isinstance(value, dict) and "properties" in schema:
+        properties = schema["properties"]
+        return any(name not in properties or _undeclared(member, properties[name]) for name, member in value.items())
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return any(_undeclared(item, schema["items"]) for item in value)
+    return False
+
+
 def _is_number_text(text: str) -> bool:
     return _NUMBER_TEXT.fullmatch(text) is not None and json.dumps(json.loads(text)) == text
 
@@ -154,7 +164,10 @@ def _scalar_text(value: Any) -> str:
 
 
 def _other_convention(name: str) -> str | None:
-    """``name`` in snake_case if it is camelCase, in camelCase if it is snake_case; None if one word."""
+    """``name`` in snake_case if it is camelCase, in camelCase if it is snake_case; None if one word
+    (or a name with a leading or trailing separator, which no convention change produces)."""
+    if name.strip("_-") != name:
+        return None
     if _SEPARATED.search(name):
         head, *rest = (part for part in _SEPARATED.split(name) if part)
         renamed = head + "".join(part[:1].upper() + part[1:] for part in rest)
@@ -182,6 +195,7 @@ def _string_fields(truth: dict[str, Any], schema: dict[str, Any]) -> list[str]:
         for name, value in truth.items()
         if properties.get(name, {}).get("type") == "string"
         and "enum" not in properties[name]
+        and "format" not in properties[name]
         and isinstance(value, str)
     ]
 
@@ -354,6 +368,9 @@ def build(wheel: Path) -> dict[str, Any]:
                     continue
                 if not truth:
                     skipped["call: no arguments"] += 1
+                    continue
+                if _undeclared(truth, schema):
+                    skipped["call: its first acceptable answer has a member the schema does not declare"] += 1
                     continue
                 tool = f"{question['id']}:{name}"
                 tools[tool] = schema
