@@ -338,3 +338,21 @@ def test_fastmcps_span_carries_the_refusal(global_spans: InMemorySpanExporter) -
     ours = [(name, e) for name, e in events if name.startswith("pydantic_lenient.")]
     assert ours
     assert "secret" not in repr(ours) + repr(exported.points())
+
+
+# ---- the command line: the standard OTEL_* variables
+
+
+def test_the_environment_configures_exporters_the_standard_way() -> None:
+    from pydantic_lenient.observe.otel_setup import TelemetryConfigError, telemetry_from_environment
+
+    assert telemetry_from_environment({"OTEL_SERVICE_NAME": "x"}) is None  # no exporter asked for
+    assert telemetry_from_environment({"OTEL_SDK_DISABLED": "true", "OTEL_TRACES_EXPORTER": "console"}) is None
+    with pytest.raises(TelemetryConfigError, match="otlp, console or none"):
+        telemetry_from_environment({"OTEL_TRACES_EXPORTER": "zipkin"})
+    with pytest.raises(TelemetryConfigError, match="http/protobuf or grpc"):
+        telemetry_from_environment({"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "carrier-pigeon"})
+    setup = telemetry_from_environment({"OTEL_TRACES_EXPORTER": "console", "OTEL_METRICS_EXPORTER": "none"})
+    assert setup is not None
+    assert isinstance(setup.telemetry, LenientTelemetry)
+    setup.shutdown()
