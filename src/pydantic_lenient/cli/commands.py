@@ -202,6 +202,7 @@ def _proxy(arguments: argparse.Namespace) -> int:
             raise CommandError(f"--{name.replace('_', '-')} must be a positive number of seconds")
     if arguments.sample_chars < 0 or (arguments.sample_chars and arguments.log_dir is None):
         raise CommandError("--sample-chars needs --log-dir and a number of characters, 0 or more")
+    setup = _telemetry()
     try:
         return run_proxy(
             arguments.upstream,
@@ -211,8 +212,22 @@ def _proxy(arguments: argparse.Namespace) -> int:
             sample_chars=arguments.sample_chars,
             ping_interval=arguments.ping_interval,
             ping_timeout=arguments.ping_timeout,
+            telemetry=setup.telemetry if setup is not None else None,
         )
     except LogDirError as error:  # a corrupt outcomes file, found before the upstream starts
+        raise CommandError(str(error)) from None
+    finally:
+        if setup is not None:
+            setup.shutdown()
+
+
+def _telemetry() -> Any:
+    """Spans and metrics as the standard ``OTEL_*`` variables ask, or None (they ask for none)."""
+    from pydantic_lenient.observe.otel_setup import TelemetryConfigError, telemetry_from_environment
+
+    try:
+        return telemetry_from_environment()
+    except TelemetryConfigError as error:
         raise CommandError(str(error)) from None
 
 

@@ -34,7 +34,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from pydantic_core import from_json
@@ -48,13 +48,16 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
     ) from error
 
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
-from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure
+from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, field_failures
 from pydantic_lenient.observe.logdir import NORMALIZER_STATS_FILE
 from pydantic_lenient.observe.outcomes import Status
 from pydantic_lenient.observe.recorder import OutcomeRecorder
 from pydantic_lenient.repair.engine import Repairer
 from pydantic_lenient.schema.styles import Style
 from pydantic_lenient.schema.widen import widen_schema
+
+if TYPE_CHECKING:
+    from pydantic_lenient.observe.otel import ProxyTracer
 
 __all__ = ("ProxyStats",)
 
@@ -151,11 +154,13 @@ class _Relay:
         normalizer: Normalizer | None,
         stats: ProxyStats | None,
         recorder: OutcomeRecorder | None = None,
+        tracer: ProxyTracer | None = None,
     ) -> None:
         self.style = style
         self.normalizer = normalizer
         self.stats = stats
         self.recorder = recorder
+        self.tracer = tracer
         self.calls: dict[RequestId, _Call] = {}
         self.repairers: dict[str, Repairer] = {}
         self.listing: set[RequestId] = set()
@@ -193,7 +198,7 @@ class _Relay:
         answers = []
         for request_id in list(self.waiting):
             del self.waiting[request_id]
-            self._answered(request_id, failed=True, by_upstream=False)
+            self._answered(request_id, None, by_upstream=False)
             answers.append(_error(request_id, f"{reason} before answering this request"))
         return answers
 
@@ -218,7 +223,10 @@ class _Relay:
                 request = JSONRPCRequest.model_validate(message)
             except ValidationError:
                 return line
-            params = self._repaired_call(request_id, message["params"])
+            params = message["params"]
+            if self.tracer is not None:  # the call's spans, their context in the forwarded _meta
+                params = self.tracer.request(request_id, params)
+            params = self._repaired_call(request_id, params)
             if params is not message["params"]:
                 return _dumped(request.model_copy(update={"params": params}))
         return line
@@ -232,7 +240,7 @@ class _Relay:
             self.pings.pop(request_id)()
             return None
         self.waiting.pop(request_id, None)
-        self._answered(request_id, _failed(message))
+        self._answered(request_id, message)
         if request_id in self.listing:
             self.listing.discard(request_id)
             if "result" in message:
@@ -253,6 +261,8 @@ class _Relay:
             ):
                 schema = tool["inputSchema"]
                 self.repairers[tool["name"]] = Repairer(schema)
+                if self.tracer is not None:
+                    self.tracer.listed([tool["name"]])
                 tool = {**tool, "inputSchema": widen_schema(schema, self.style)}
             widened.append(tool)
         return {**result, "tools": widened}
@@ -279,6 +289,8 @@ class _Relay:
                 return params
             changed = normalized.arguments
             norms = tuple(entry["rule_id"] for entry in normalized.applied)
+            if self.tracer is not None:
+                self.tracer.normalized(request_id, normalized.applied)
         repairer = self.repairers.get(tool)
         if repairer is None:  # the client never listed this tool: nothing to repair against
             if call is not None:
@@ -291,6 +303,8 @@ class _Relay:
             if call is not None:
                 self._check(call, arguments)
             return params
+        if self.tracer is not None:
+            self.tracer.repaired(request_id, result.repairs)
         if call is not None:
             call.norms = norms + tuple(dict.fromkeys(f"repair:{repair['kind']}" for repair in result.repairs))
         if changed is arguments and not result.repairs:
@@ -327,7 +341,7 @@ class _Relay:
             logger.exception("cannot save the recorded outcomes")
 
     def _track(self, request_id: RequestId, tool: str) -> _Call | None:
-        if self.recorder is None:
+        if self.recorder is None and self.tracer is None:
             return None
         if len(self.calls) >= _CALLS_LIMIT:
             del self.calls[next(iter(self.calls))]
@@ -336,7 +350,6 @@ class _Relay:
 
     def _check(self, call: _Call, arguments: Mapping[str, Any]) -> None:
         """Note why ``arguments``, sent as they came, fail the tool's schema (if it is known)."""
-        assert self.recorder is not None
         repairer = self.repairers.get(call.tool)
         if repairer is None:
             return
@@ -344,17 +357,29 @@ class _Relay:
         if call.invalid:
             properties = repairer.schema.get("properties") if isinstance(repairer.schema, Mapping) else None
             known = list(properties) if isinstance(properties, Mapping) else ()
-            call.failures = self.recorder.field_failures(repairer.error_details(arguments), arguments, known=known)
+            details = repairer.error_details(arguments)
+            recorder = self.recorder
+            call.failures = (
+                recorder.field_failures(details, arguments, known=known)
+                if recorder is not None
+                else field_failures(details, arguments, known=known)
+            )
 
-    def _answered(self, request_id: RequestId, failed: bool, by_upstream: bool = True) -> None:
+    def _answered(self, request_id: RequestId, message: dict[str, Any] | None, by_upstream: bool = True) -> None:
+        """Record the answer ``message`` to a call (None: the proxy answered for a gone upstream)."""
         call = self.calls.pop(request_id, None)
-        if call is None or self.recorder is None:
+        if call is None:
             return
         status: Status = "ok"
-        if failed:
+        if message is None or _failed(message):
             status = "refused" if call.invalid and by_upstream else "error"
-        duration_ms = (time.perf_counter() - call.started) * 1000
         failures = call.failures if status == "refused" else ()
+        if self.tracer is not None:
+            self.tracer.refused(request_id, failures)
+            self.tracer.answered(request_id, message, status)
+        if self.recorder is None:
+            return
+        duration_ms = (time.perf_counter() - call.started) * 1000
         self.recorder.record(call.tool, status, duration_ms, failures=failures, norms=call.norms)
 
 

@@ -121,6 +121,7 @@ class _Options:
     save_every: float
     recorder: OutcomeRecorder | None = None
     owns_recorder: bool = False  # built here from log_dir: closed at exit, not only saved
+    telemetry: Any = None  # a LenientTelemetry: spans and metrics for each tools/call
 
 
 class _Proxy:
@@ -130,7 +131,12 @@ class _Proxy:
     def __init__(self, options: _Options) -> None:
         self.options = options
         self.stats = ProxyStats() if options.log_dir is not None else None
-        self.relay = _Relay(options.style, options.normalizer, self.stats, options.recorder)
+        tracer = None
+        if options.telemetry is not None:
+            from pydantic_lenient.observe.otel import ProxyTracer  # the otel extra, only when asked for
+
+            tracer = ProxyTracer(options.telemetry)
+        self.relay = _Relay(options.style, options.normalizer, self.stats, options.recorder, tracer)
         self.name = shlex.join(options.command)
         self.failure: str | None = None
         self.start_failure: str | None = None
@@ -316,6 +322,7 @@ async def serve(
     ping_interval: float = 30.0,
     ping_timeout: float = 30.0,
     save_every: float = 60.0,
+    telemetry: Any = None,
 ) -> int:
     """Serve MCP on this process's stdin/stdout in front of ``command``; returns the exit code.
 
@@ -325,7 +332,8 @@ async def serve(
     ``normalizer``: the audit log, ``outcomes.json`` and the normalizer's stats) and repair counts
     are saved, every ``save_every`` seconds and at exit; ``sample_chars`` > 0 keeps that many
     characters of each refused value there (by default no value is kept). Or pass your own ``recorder`` (for samples,
-    sinks, other bounds); repair counts then go to its ``log_dir``, if it has one. A corrupt
+    sinks, other bounds); repair counts then go to its ``log_dir``, if it has one. ``telemetry``: a
+    `pydantic_lenient.observe.otel.LenientTelemetry` for each call's spans and metrics. A corrupt
     ``outcomes.json`` raises `pydantic_lenient.observe.logdir.LogDirError` before the upstream starts.
     Runs on asyncio.
     """
@@ -348,6 +356,7 @@ async def serve(
         save_every=save_every,
         recorder=recorder,
         owns_recorder=owns_recorder,
+        telemetry=telemetry,
     )
     return await _Proxy(options).run()
 
