@@ -60,7 +60,7 @@ INSTALLS = {
     "mcp": {"mcp", "proxy"},
     "fastmcp": {"fastmcp"},
     "opentelemetry": {"otel"},
-    "opentelemetry.sdk": {"opentelemetry-sdk"},
+    "opentelemetry.sdk": {"otel", "opentelemetry-sdk"},
     "pydantic_ai": {"pydantic-ai-slim"},
     "pydantic_lenient.repair": {"repair", "mcp", "fastmcp", "proxy"},
     "pydantic_lenient.testing": {"testing"},
@@ -408,8 +408,8 @@ def test_a_block_must_name_its_install() -> None:
     assert missing_installs(named) == []
     assert missing_installs(core) == []
     assert missing_installs(
-        Block("python", 1, "# pip install 'pydantic-lenient[otel]'\nimport opentelemetry.sdk\n")
-    ) == ["opentelemetry.sdk"]
+        Block("python", 1, "# pip install 'pydantic-lenient[otel]'\nimport mcp\n")
+    ) == ["mcp"]
 
 
 def test_every_install_named_is_an_extra() -> None:
