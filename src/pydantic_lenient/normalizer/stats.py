@@ -29,7 +29,6 @@ from typing import Annotated, Any, NamedTuple
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import NotRequired, TypedDict  # pydantic needs this TypedDict before 3.12
 
-from ._json import json_value_problem
 from .appliers import Change
 
 __all__ = (
@@ -44,6 +43,7 @@ __all__ = (
     "StatsFileError",
     "StatsSnapshot",
     "ToolCounts",
+    "described",
     "load_stats",
     "read_regular_file",
     "timestamp",
@@ -139,7 +139,7 @@ def load_stats(path: str | os.PathLike[str]) -> StatsSnapshot:
     except OSError as error:
         raise StatsFileError(f"cannot read stats file {path}: {error.strerror or error}") from None
     except ValueError as error:
-        raise StatsFileError(f"{path} is not a normalizer stats file: {error}") from None
+        raise StatsFileError(f"cannot read stats file {path}: {error}") from None
     try:
         document = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
@@ -322,14 +322,43 @@ class CallCounter:
 def _recent_entry(call: RecentEntry | CallEvent) -> RecentEntry:
     """A fresh ``recent_normalizations`` entry, for a call counted now or one restored from a file."""
     if isinstance(call, CallEvent):
-        applied: list[Any] = [_writable(change.as_dict()) for change in call.changes]
+        applied: list[Any] = [_without_values(change.as_dict()) for change in call.changes]
         return {"ts": timestamp(call.time), "tool": call.tool, "applied": applied}
     return {**call, "applied": [{**entry} for entry in call["applied"]]}
 
 
-def _writable(entry: dict[str, Any]) -> dict[str, Any]:
-    """``entry`` without a ``dropped`` value JSON cannot hold (NaN, bytes, a date from a Python
-    caller): its ``note`` still shows it, and the stats file stays writable."""
-    if "dropped" in entry and json_value_problem(entry["dropped"]) is not None:
-        del entry["dropped"]
+def _without_values(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` holding no value the client sent (the stats are saved, and shown on the
+    dashboard): a ``dropped`` value and a coercion's ``from`` and ``to`` become their shape and
+    size, and a conflict's ``note`` no longer quotes the value. `Normalizer.apply` still returns
+    the values themselves to its caller."""
+    if "dropped" in entry:
+        entry["dropped"] = described(entry["dropped"])
+        if entry.get("note", "").startswith("conflict: "):
+            entry["note"] = f"conflict: kept {entry['to']}, dropped {entry['from']}"
+    if entry["type"] == "type_coerce":
+        entry["from"], entry["to"] = described(entry["from"]), described(entry["to"])
     return entry
+
+
+def described(value: Any) -> str:
+    """A value's shape and size, never the value: what the stats keep of a value a client sent.
+
+    >>> described("sk-secret"), described([1, 2]), described({"a": 1}), described(True), described(7)
+    ('string of 9 characters', 'array of 2 items', 'object of 1 members', 'boolean', 'integer')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return f"string of {len(value)} characters"
+    if isinstance(value, (list, tuple)):
+        return f"array of {len(value)} items"
+    if isinstance(value, dict):
+        return f"object of {len(value)} members"
+    return f"{type(value).__name__} value"
