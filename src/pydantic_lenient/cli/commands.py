@@ -165,7 +165,10 @@ def _fix(arguments: argparse.Namespace) -> int:
     try:
         from pydantic_lenient.codemod.fix import fix_file
     except ImportError as error:
-        raise CommandError(f"fix needs LibCST: pip install -e '.[codemod]' from a clone ({error})") from None
+        raise CommandError(
+            f"fix needs LibCST: pip install 'pydantic-lenient[codemod]'"
+            f" (in a clone: pip install -e '.[codemod]') ({error})"
+        ) from None
     for path in arguments.paths:
         if not Path(path).is_file():
             raise CommandError(f"no such file: {path}")

@@ -42,7 +42,10 @@ from pydantic_core import from_json
 try:
     from mcp.types import CONNECTION_CLOSED, ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
 except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise ImportError("the proxy needs the official MCP SDK: pip install -e '.[proxy]' from a clone") from error
+    raise ImportError(
+        "the proxy needs the official MCP SDK: pip install 'pydantic-lenient[proxy]'"
+        " (in a clone: pip install -e '.[proxy]')"
+    ) from error
 
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
 from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure

@@ -59,7 +59,10 @@ from pydantic_lenient.types.scalar import JSON_NUMBER_TEXT, MAX_DIGIT_STRING_LEN
 try:
     import jsonschema_rs
 except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise ImportError("repair needs jsonschema-rs and regress: pip install -e '.[repair]' from a clone") from error
+    raise ImportError(
+        "repair needs jsonschema-rs and regress: pip install 'pydantic-lenient[repair]'"
+        " (in a clone: pip install -e '.[repair]')"
+    ) from error
 
 __all__ = ("Draft", "Reason", "RepairResult", "Repairer", "repair_arguments")
 
