@@ -264,8 +264,7 @@ def _dashboard(arguments: argparse.Namespace) -> int:
         server = make_server(arguments.log_dir, host=arguments.host, port=arguments.port, min_count=arguments.min_count)
     except OSError as error:
         raise CommandError(f"cannot listen on {arguments.host}:{arguments.port}: {error.strerror}") from None
-    host, port = server.server_address[:2]
-    print(f"dashboard for {arguments.log_dir} on http://{host!s}:{port}/ (Ctrl-C stops it)", file=sys.stderr)
+    print(f"dashboard for {arguments.log_dir} on {server.url} (Ctrl-C stops it)", file=sys.stderr)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
