@@ -98,7 +98,7 @@ def _relay(exported: Exported) -> Any:
 def _call(relay: Any, request_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     params = {"name": tool, "arguments": arguments, "_meta": {"traceparent": TRACEPARENT, "progressToken": 7}}
     message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
-    forwarded: dict[str, Any] = json.loads(relay.from_client(json.dumps(message).encode()))
+    forwarded: dict[str, Any] = json.loads(relay.from_client(json.dumps(message).encode()).upstream)
     return forwarded
 
 

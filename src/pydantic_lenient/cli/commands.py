@@ -202,10 +202,22 @@ def _proxy(arguments: argparse.Namespace) -> int:
             raise CommandError(f"--{name.replace('_', '-')} must be a positive number of seconds")
     if arguments.sample_chars < 0 or (arguments.sample_chars and arguments.log_dir is None):
         raise CommandError("--sample-chars needs --log-dir and a number of characters, 0 or more")
+    if bool(arguments.upstream) == (arguments.url is not None):
+        raise CommandError("give the upstream as a COMMAND after --, or as --url URL, not both")
+    if arguments.header and arguments.url is None:
+        raise CommandError("--header needs --url")
+    headers = []
+    for header in arguments.header:
+        name, colon, value = header.partition(":")
+        if not colon or not name.strip() or not name.strip().isascii() or any(c in header for c in "\r\n"):
+            raise CommandError("--header takes NAME:VALUE, with a name and no line breaks")  # never echo the value
+        headers.append((name.strip(), value.strip()))
     setup = _telemetry()
     try:
         return run_proxy(
             arguments.upstream,
+            url=arguments.url,
+            headers=headers,
             style=arguments.style,
             normalizer=normalizer,
             log_dir=arguments.log_dir,
