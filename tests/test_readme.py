@@ -407,9 +407,7 @@ def test_a_block_must_name_its_install() -> None:
     assert missing_installs(unnamed) == ["pydantic_lenient.repair"]
     assert missing_installs(named) == []
     assert missing_installs(core) == []
-    assert missing_installs(
-        Block("python", 1, "# pip install 'pydantic-lenient[otel]'\nimport mcp\n")
-    ) == ["mcp"]
+    assert missing_installs(Block("python", 1, "# pip install 'pydantic-lenient[otel]'\nimport mcp\n")) == ["mcp"]
 
 
 def test_every_install_named_is_an_extra() -> None:
