@@ -154,7 +154,7 @@ class Repairer:
 
     def error_details(self, arguments: Any) -> list[ErrorDetails]:
         """The validator's errors for ``arguments`` in pydantic's shape (``type``, ``loc``, ``msg``,
-        ``input``), so that `pydantic_lenient.observe.outcomes.field_failures` records them as it records a
+        ``input``), so that `pydantic_lenient.observe.failures.field_failures` records them as it records a
         pydantic refusal: a ``type`` error is named as pydantic names it (``int_type``,
         ``bool_type``...), a required property is ``missing`` at its name, each undeclared one
         ``extra_forbidden``, and any other keyword is its own name (``minimum``, ``enum``).
