@@ -4,11 +4,13 @@
 |---|---|---|---|
 | ``"true"`` / ``"false"``, any case | boolean | ``string_to_boolean`` | the location takes booleans, not strings |
 | a numeric string (JSON number syntax) | integer or number | ``string_to_number`` | it takes numbers, not strings (1) |
-| JSON text | array or object | ``json_text_to_structure`` | it takes the parsed type, not strings |
+| JSON text | array or object | ``json_text_to_structure`` | it takes the parsed type, not strings (2) |
 | a number or boolean | string | ``scalar_to_string`` | it takes strings, and not the value's type |
 
 (1) An integer-only location takes only integral values: ``"3.0"`` becomes 3, ``"5.5"`` stays.
 Digits with leading zeros are read as `LenientInt` reads them: ``"007"`` becomes 7.
+(2) Also JSON text quoted once more (``'"[1, 2]"'``, as a model that stringified the text twice
+sends it): the one parse gives text, and that text is parsed too. Never more than twice.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ def coerce(value: Any, types: frozenset[str], max_text_length: int) -> tuple[Any
     ((7, 'string_to_number'), None)
     >>> coerce(True, frozenset({"string", "null"}), 1_000)
     ('true', 'scalar_to_string')
+    >>> coerce('"[1, 2]"', frozenset({"array"}), 1_000), coerce('"\\"[1]\\""', frozenset({"array"}), 1_000)
+    (([1, 2], 'json_text_to_structure'), None)
     """
     if isinstance(value, str):
         if "boolean" in types and value in BOOLEAN_WORDS:
@@ -109,10 +113,22 @@ def _number(text: str, types: frozenset[str]) -> Any:
 
 
 def _structure(text: str, types: frozenset[str], max_text_length: int) -> Any:
-    if len(text) > max_text_length or text.lstrip(_JSON_WHITESPACE)[:1] not in ("[", "{"):
+    if len(text) > max_text_length:
         return _MISSING
+    start = text.lstrip(_JSON_WHITESPACE)[:1]
+    if start == '"':  # the JSON text stringified once more: unwrap that one string first
+        unwrapped = _parsed(text)
+        if not isinstance(unwrapped, str):
+            return _MISSING
+        text, start = unwrapped, unwrapped.lstrip(_JSON_WHITESPACE)[:1]
+    if start not in ("[", "{"):
+        return _MISSING
+    parsed = _parsed(text)
+    return parsed if json_type(parsed) in types else _MISSING
+
+
+def _parsed(text: str) -> Any:
     try:
-        parsed = from_json(text, allow_inf_nan=False)
+        return from_json(text, allow_inf_nan=False)
     except Exception:  # not JSON, nested past the parser's limit, a lone surrogate
         return _MISSING
-    return parsed if json_type(parsed) in types else _MISSING
