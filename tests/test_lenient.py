@@ -32,13 +32,13 @@ from pydantic_lenient.types.integers import _LenientInt
 from pydantic_lenient.types.mapping import (
     KeptAsIs,
     Lenient,
-    NullText,
     lenient_annotation,
     lenient_form,
     lenient_model,
     lenient_tool,
-    render_annotation,
 )
+from pydantic_lenient.types.null_text import NullText
+from pydantic_lenient.types.rendering import render_annotation
 
 from .cases import Case, invalid_params, valid_params
 from .strategies import any_input, boolean_strings, json_values

@@ -41,13 +41,13 @@ from .types.mapping import (
     KeptAsIs,
     Lenient,
     LenientForm,
-    NullText,
     lenient_annotation,
     lenient_form,
     lenient_model,
     lenient_tool,
-    render_annotation,
 )
+from .types.null_text import NullText
+from .types.rendering import render_annotation
 
 __all__ = (
     "DEFAULT_MAX_DEPTH",

@@ -25,17 +25,9 @@ from .json_values import (
     JsonTextOf,
     LenientJson,
 )
-from .mapping import (
-    KeptAsIs,
-    Lenient,
-    LenientForm,
-    NullText,
-    lenient_annotation,
-    lenient_form,
-    lenient_model,
-    lenient_tool,
-    render_annotation,
-)
+from .mapping import KeptAsIs, Lenient, LenientForm, lenient_annotation, lenient_form, lenient_model, lenient_tool
+from .null_text import NullText
+from .rendering import render_annotation
 
 __all__ = (
     "DEFAULT_MAX_DEPTH",
