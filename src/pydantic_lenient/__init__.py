@@ -15,6 +15,7 @@ from .schema.catalog import ToolSpec, tool_catalog, tool_specs
 from .schema.styles import STYLES, LenientJsonSchema, Style, apply_style, generator_for
 from .schema.targets import TARGETS, Target, TargetSchema, input_schema, target_schema, to_target
 from .types.booleans import StrictBoolish
+from .types.exact_leaves import DigitText, ExactNumber, FromText
 from .types.floats import LenientFloat
 from .types.integers import (
     LenientI8,
@@ -55,7 +56,10 @@ __all__ = (
     "STYLES",
     "TARGETS",
     "AcceptJsonText",
+    "DigitText",
+    "ExactNumber",
     "Finding",
+    "FromText",
     "JsonText",
     "JsonTextOf",
     "KeptAsIs",

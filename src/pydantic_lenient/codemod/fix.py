@@ -49,7 +49,9 @@ _IMPORTS = {
     "Any": "typing",
     "Field": "pydantic",
 }
-_LENIENT_NAMES = frozenset({*ALIAS_NAMES.values(), "Lenient", "LenientJson"})
+_LENIENT_NAMES = frozenset(
+    {*ALIAS_NAMES.values(), "Lenient", "LenientJson", "DigitText", "ExactNumber", "FromText", "NullText"}
+)
 
 
 @dataclass

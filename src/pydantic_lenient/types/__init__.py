@@ -3,6 +3,7 @@ JSON text, and the mapping behind `Lenient[T]` that makes a plain annotation len
 """
 
 from .booleans import StrictBoolish
+from .exact_leaves import DigitText, ExactNumber, FromText
 from .floats import LenientFloat
 from .integers import (
     LenientI8,
@@ -33,6 +34,9 @@ __all__ = (
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_LENGTH",
     "AcceptJsonText",
+    "DigitText",
+    "ExactNumber",
+    "FromText",
     "JsonText",
     "JsonTextOf",
     "KeptAsIs",

@@ -33,6 +33,7 @@ from . import integers
 from .annotations import ARRAYS, UNION_TYPES, is_structured, split_annotated, with_metadata
 from .booleans import StrictBoolish, _StrictBoolish
 from .constraints import is_strict, split_constraints, with_bounds_in_marker
+from .exact_leaves import ExactNumber, exact_leaf
 from .floats import _LenientFloat
 from .integers import _LenientInt
 from .json_values import AcceptJsonText, JsonTextOf
@@ -122,7 +123,7 @@ def lenient_form(annotation: Any) -> LenientForm:
     >>> from pydantic_lenient import lenient_form, render_annotation
     >>> form = lenient_form(dict[str, Optional[int | str]])
     >>> render_annotation(form.annotation)
-    'LenientJson[dict[str, Optional[int | str]]]'
+    'LenientJson[dict[str, Optional[Annotated[int, ExactNumber()] | str]]]'
     >>> [kept.reason for kept in form.kept]
     ["str already takes any string, so a string such as '1' could be meant for either member"]
     """
@@ -277,6 +278,9 @@ class _Mapper:
             return self.union(annotation, base, metadata)
         if is_structured(base):
             return self.structured(annotation, base, metadata, text=text)
+        leaf = exact_leaf(base)
+        if leaf is not None and not any(isinstance(marker, type(leaf)) for marker in metadata):
+            return with_metadata(base, (*metadata, leaf))
         self.note_strict_lookalike(annotation, base)
         return annotation
 
@@ -304,7 +308,9 @@ class _Mapper:
             return self.map(with_metadata(typing.Optional[inner], split.rest))
         string_members = [member for member in members if takes_strings(member)]
         mapped = [
-            member if string_members and _is_scalar(member) else self.map(member, text=not string_members)
+            _exact_number(member)
+            if string_members and _is_scalar(member)
+            else self.map(member, text=not string_members)
             for member in members
         ]
         if string_members and any(_is_scalar(member) for member in members):
@@ -414,6 +420,14 @@ def _bound_value(bound: Any) -> Any:
         if hasattr(bound, name):
             return getattr(bound, name)
     return None
+
+
+def _exact_number(member: Any) -> Any:
+    """A number or boolean kept beside ``str``, taking only its own JSON type (never ``true`` as 1)."""
+    base, metadata = split_annotated(member)
+    if any(isinstance(marker, (*_SCALAR_MARKERS, ExactNumber)) for marker in metadata):
+        return member
+    return with_metadata(base, (*metadata, ExactNumber()))
 
 
 def _is_scalar(member: Any) -> bool:

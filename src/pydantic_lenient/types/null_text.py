@@ -13,13 +13,14 @@ from pydantic_core import CoreSchema, core_schema
 
 from .annotations import UNION_TYPES, is_structured, split_annotated
 from .booleans import _StrictBoolish
+from .exact_leaves import DigitText, ExactNumber
 from .floats import _LenientFloat
 from .integers import _LenientInt
 from .json_values import AcceptJsonText, JsonTextOf
 
 __all__ = ("NullText", "pattern_with_null", "takes_strings")
 
-_SCALAR_MARKERS = (_LenientInt, _LenientFloat, _StrictBoolish, JsonTextOf)
+_SCALAR_MARKERS = (_LenientInt, _LenientFloat, _StrictBoolish, JsonTextOf, DigitText, ExactNumber)
 
 
 def _null_text_to_none(value: Any) -> Any:
