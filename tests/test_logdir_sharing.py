@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pydantic_lenient import Normalizer
+from pydantic_lenient.cli._io import MAX_JSON_FILE_BYTES
 from pydantic_lenient.cli.main import main
 from pydantic_lenient.normalizer.appliers import Change
 from pydantic_lenient.normalizer.engine import RuleError
@@ -142,6 +143,17 @@ def test_a_normalizer_saves_its_calls_once_to_its_home_and_copies_elsewhere(tmp_
     first.save(copy)
     first.save(copy)
     assert load_stats(copy) == load_stats(home)
+    # Saved into a log directory first, its counts still live in its own stats file, which
+    # another process created meanwhile: added to, not replaced by a copy.
+    third, other = Normalizer([ALIAS], stats_file=tmp_path / "own.json"), Normalizer([ALIAS])
+    recorder = OutcomeRecorder(tmp_path / "logs", normalizer=third)
+    third.apply("edit_file", {"old_str": "a"})
+    other.apply("edit_file", {"old_str": "a"})
+    other.save(tmp_path / "own.json")
+    recorder.close()
+    third.close()
+    assert load_stats(tmp_path / "own.json")["total_processed"] == 2
+    assert load_stats(tmp_path / "logs" / "normalizer_stats.json")["total_processed"] == 1
 
 
 def _in_one_recorder(streams: list[list[CallOutcome]], max_patterns: int, max_hours: int) -> OutcomeStats:
@@ -270,7 +282,7 @@ def test_a_file_another_writer_saved_meanwhile_is_added_to_never_replaced(tmp_pa
 
 @POSIX
 @pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
-def test_a_rules_file_that_is_not_a_regular_file_is_refused_unread(
+def test_a_rules_or_schema_file_that_is_not_a_regular_file_is_refused_unread(
     tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "rules.json"
@@ -282,8 +294,19 @@ def test_a_rules_file_that_is_not_a_regular_file_is_refused_unread(
         path.symlink_to("/dev/zero")
     with pytest.raises(RuleError, match="not a regular file"):
         Normalizer.from_file(path)
-    assert main(["normalize", "--rules", str(path), "--tool", "edit_file", "{}"]) == 2
-    assert "not a regular file" in capsys.readouterr().err
+    for command in (["normalize", "--rules", str(path), "--tool", "edit_file"], ["repair", "--schema", str(path)]):
+        assert main([*command, "{}"]) == 2
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1
+        assert "not a regular file" in error
+
+
+def test_a_file_too_large_is_refused_unread(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "schema.json"
+    with path.open("wb") as file:
+        file.truncate(MAX_JSON_FILE_BYTES + 1)  # sparse: costs no disk
+    assert main(["repair", "--schema", str(path), "{}"]) == 2
+    assert "larger than" in capsys.readouterr().err
 
 
 def test_a_rules_file_reached_through_a_symlink_loads(tmp_path: Path) -> None:

@@ -160,8 +160,10 @@ class Normalizer:
         self._plans: dict[str, _ToolPlan] = {}
         self._lock = threading.Lock()
         self._autosave: tuple[threading.Thread, threading.Event] | None = None
-        if self.stats_file is not None and self.stats_file.exists():
-            self.restore_stats(self.stats_file)
+        if self.stats_file is not None:
+            self._counter.home = Path(os.path.abspath(self.stats_file))  # where its counts live, saved or not
+            if self.stats_file.exists():
+                self.restore_stats(self.stats_file)
 
     # ---- loading
 

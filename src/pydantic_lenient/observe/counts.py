@@ -245,12 +245,14 @@ class OutcomeCounts:
         """Add what a recorder saved to these counts, as if its calls had been folded in here after
         those already counted, within this one's bounds: past them, the least recently touched
         tools, the oldest hours and the least recently seen patterns and pairs go."""
-        for tool_calls in saved.tools:
-            calls = _touch(self._tools, tool_calls.tool, _Calls, self.max_patterns)
+        for tool_calls in saved.tools:  # added up in full, then bounded: a tool kept keeps all its calls
+            calls = _touch(self._tools, tool_calls.tool, _Calls, len(self._tools) + 1)
             calls.ok += tool_calls.ok
             calls.refused += tool_calls.refused
             calls.error += tool_calls.error
             calls.duration_ms += tool_calls.duration_ms
+        while len(self._tools) > self.max_patterns:
+            del self._tools[next(iter(self._tools))]
         for hour_calls in saved.hourly:
             calls = self._hourly.setdefault(int(hour_calls.start), _Calls())
             calls.ok += hour_calls.ok
