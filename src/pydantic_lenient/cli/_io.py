@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = (
+    "MAX_JSON_FILE_BYTES",
     "PROGRAM",
     "CommandError",
     "check_printable",
@@ -101,13 +102,24 @@ def print_json(document: Any) -> None:
     write(text, None)
 
 
+MAX_JSON_FILE_BYTES = 64 * 1024 * 1024
+"""A JSON file a command reads (``repair --schema``) larger than this is refused unread."""
+
+
 def read_json_file(path: str) -> Any:
+    """The JSON document in the file the user named: a regular file (a symlink to one is
+    followed) of at most `MAX_JSON_FILE_BYTES`; a FIFO, a device or a directory is refused
+    unread, so nothing hangs or fills memory."""
+    from pydantic_lenient.normalizer.stats import read_regular_file
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_regular_file(path, MAX_JSON_FILE_BYTES, follow_symlinks=True).decode("utf-8")
     except OSError as error:
-        raise CommandError(f"cannot read {path}: {error.strerror}") from None
-    except ValueError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
         raise CommandError(f"{path} is not UTF-8 text: {error}") from None
+    except ValueError as error:  # not a regular file, or too large
+        raise CommandError(f"cannot read {path}: {error}") from None
     return _parse_json(text, path)
 
 
