@@ -163,18 +163,20 @@ def _schema_for(document: Any, tool: str | None, source: str) -> Any:
 
 def _fix(arguments: argparse.Namespace) -> int:
     try:
-        from pydantic_lenient.codemod.fix import fix_file
+        from pydantic_lenient.codemod.fix import FixError, fix_file
     except ImportError as error:
         raise CommandError(f"fix needs LibCST: pip install -e '.[codemod]' from a clone ({error})") from None
     for path in arguments.paths:
         if not Path(path).is_file():
             raise CommandError(f"no such file: {path}")
         try:
-            result = fix_file(path, write=not arguments.diff)
-        except TargetError as error:
+            result = fix_file(path, write=not arguments.diff, follow_symlinks=arguments.follow_symlinks)
+        except (TargetError, FixError) as error:
             raise CommandError(str(error)) from None
         except Exception as error:  # a file that does not parse, or whose tools cannot be read
             raise CommandError(f"{path}: {type(error).__name__}: {error}") from None
+        for name in result.skipped:
+            print(f"{path}: {name}: left alone, its definition cannot be told apart in the source", file=sys.stderr)
         if arguments.diff:
             sys.stdout.write(result.diff())
             continue

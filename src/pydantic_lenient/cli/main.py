@@ -142,6 +142,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     fix.add_argument("paths", nargs="+", metavar="PATH", help="a Python file whose tools to fix")
     fix.add_argument("--diff", action="store_true", help="print the change as a unified diff; write nothing")
+    fix.add_argument(
+        "--follow-symlinks", action="store_true", help="fix the file a symlink points to (refused by default)"
+    )
 
     proxy = _command(
         commands,
