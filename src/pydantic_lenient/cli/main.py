@@ -77,9 +77,11 @@ def _parser() -> argparse.ArgumentParser:
     catalog = _command(
         commands,
         "catalog",
-        help="print the MCP tools/list catalog of a module's tools",
+        help="print the MCP tools/list catalog of a module's tools (runs the module's code)",
         description="Print the tools/list catalog (JSON) of TARGET: module, module:attr, or file.py[:attr]. "
-        "Without :attr, TOOLS (or tools) is used, else the module's one server object.",
+        "Without :attr, TOOLS (or tools) is used, else the module's one server object. TARGET is imported, "
+        "so its code runs as the current user, in a child process: a target that exits or is interrupted "
+        "while importing is an error, never an empty success.",
         run=_catalog,
     )
     catalog.add_argument("target", metavar="TARGET")
@@ -92,7 +94,9 @@ def _parser() -> argparse.ArgumentParser:
         help="where the schemas go: MCP hosts (2020-12 or draft-07), or a provider's function calling",
     )
     catalog.add_argument(
-        "--check", action="store_true", help="audit for fields that are not lenient; exit 1 on an error"
+        "--check",
+        action="store_true",
+        help="audit for fields that are not lenient; exit 1 on an error, or when no tools are found",
     )
     catalog.add_argument("--output", metavar="FILE", help="write the catalog to FILE instead of stdout")
 
