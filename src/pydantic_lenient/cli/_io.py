@@ -5,17 +5,23 @@ reports a problem with what a command was given.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 __all__ = (
+    "MAX_INPUT_BYTES",
     "PROGRAM",
     "CommandError",
     "check_printable",
+    "check_regular_file",
+    "json_text",
     "one_line",
     "print_json",
     "read_arguments",
+    "read_input_file",
     "read_json_file",
     "write",
 )
@@ -49,9 +55,11 @@ def _parse_json(text: str, what: str) -> Any:
 def read_arguments(text: str) -> dict[str, Any]:
     """A call's ARGUMENTS_JSON (or ``-``: stdin), which must be a JSON object."""
     try:
-        source = sys.stdin.read() if text == "-" else text
+        source = sys.stdin.read(MAX_INPUT_BYTES + 1) if text == "-" else text
     except (OSError, ValueError) as error:
         raise CommandError(f"cannot read ARGUMENTS from stdin: {error}") from None
+    if len(source) > MAX_INPUT_BYTES:
+        raise CommandError(f"ARGUMENTS on stdin are longer than {MAX_INPUT_BYTES // (1024 * 1024)} Mi characters")
     call = _parse_json(source, "ARGUMENTS")
     if not isinstance(call, dict):
         raise CommandError(f"ARGUMENTS must be a JSON object, not {type(call).__name__}")
@@ -101,14 +109,61 @@ def print_json(document: Any) -> None:
     write(text, None)
 
 
-def read_json_file(path: str) -> Any:
+# The most a command reads from one input file or stdin: far more than any schema, rules or stats
+# file holds, and little enough that /dev/zero or a runaway file is refused instead of filling memory.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+
+def check_regular_file(path: str, what: str) -> None:
+    """Refuse ``path`` unless it is a regular file of at most `MAX_INPUT_BYTES`: a FIFO would hang
+    the command, and a device such as /dev/zero never ends. Opening does not block on a FIFO."""
+    read_input_file(path, what, read=False)
+
+
+def read_input_file(path: str, what: str, *, read: bool = True) -> bytes:
+    """The bytes of the regular file ``path`` (``what`` names it in errors), up to `MAX_INPUT_BYTES`."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
-        raise CommandError(f"cannot read {path}: {error.strerror}") from None
+        raise CommandError(f"cannot read {what} {path}: {error.strerror}") from None
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_INPUT_BYTES or not read:
+        os.close(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise CommandError(f"cannot read {what} {path}: not a regular file (a folder, FIFO or device)")
+        if status.st_size > MAX_INPUT_BYTES:
+            raise CommandError(f"cannot read {what} {path}: larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
+        return b""
+    with os.fdopen(descriptor, "rb") as file:
+        try:
+            data = file.read(MAX_INPUT_BYTES + 1)
+        except OSError as error:
+            raise CommandError(f"cannot read {what} {path}: {error.strerror}") from None
+    if len(data) > MAX_INPUT_BYTES:  # it grew while being read
+        raise CommandError(f"cannot read {what} {path}: larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
+    return data
+
+
+def read_json_file(path: str, what: str = "file") -> Any:
+    data = read_input_file(path, what)
+    try:
+        text = data.decode("utf-8")
     except ValueError as error:
         raise CommandError(f"{path} is not UTF-8 text: {error}") from None
     return _parse_json(text, path)
+
+
+def json_text(document: Any) -> str:
+    """``document`` as indented JSON text that any output can carry: non-ASCII text as it is, unless
+    the document holds a lone surrogate (JSON can escape one, no encoding can write it), which is
+    then escaped with the rest."""
+    try:
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        if not _encodable(text):
+            text = json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+    except (RecursionError, ValueError) as error:
+        raise CommandError(f"cannot print the result as JSON: {type(error).__name__}") from None
+    return text
 
 
 def one_line(text: str) -> str:

@@ -19,7 +19,18 @@ from typing import Any
 
 from pydantic_lenient.schema.loading import TargetError
 
-from ._io import PROGRAM, CommandError, check_printable, one_line, print_json, read_arguments, read_json_file, write
+from ._io import (
+    PROGRAM,
+    CommandError,
+    check_printable,
+    check_regular_file,
+    json_text,
+    one_line,
+    print_json,
+    read_arguments,
+    read_json_file,
+    write,
+)
 
 __all__ = ("format_stats",)
 
@@ -28,7 +39,7 @@ def _catalog(arguments: argparse.Namespace) -> int:
     result = _catalog_in_child(arguments.target, arguments.style, arguments.schema_target, arguments.check)
     if "error" in result:
         raise CommandError(result["error"])
-    write(json.dumps(result["catalog"], indent=2, ensure_ascii=False) + "\n", arguments.output)
+    write(json_text(result["catalog"]), arguments.output)
     for line in result["losses"]:
         print(line, file=sys.stderr)
     if not arguments.check:
@@ -74,6 +85,8 @@ def _catalog_in_child(target: str, style: str, schema_target: str, check: bool) 
 def _normalize(arguments: argparse.Namespace) -> int:
     from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer, RuleError
 
+    if arguments.rules:
+        check_regular_file(arguments.rules, "rules file")
     try:
         normalizer = Normalizer.from_file(arguments.rules) if arguments.rules else Normalizer()
     except RuleError as error:
@@ -91,6 +104,7 @@ def _normalize(arguments: argparse.Namespace) -> int:
 def _stats(arguments: argparse.Namespace) -> int:
     from pydantic_lenient.normalizer.stats import StatsFileError, load_stats
 
+    check_regular_file(arguments.file, "stats file")
     try:
         stats = load_stats(arguments.file)
     except StatsFileError as error:
@@ -129,7 +143,7 @@ def _repair(arguments: argparse.Namespace) -> int:
     """Exit 0 when the repaired arguments are valid, 1 when they are still invalid (with the
     reasons on stderr), 2 for bad input: a schema the validator cannot use, arguments that are not
     a JSON object."""
-    schema = _schema_for(read_json_file(arguments.schema), arguments.tool, arguments.schema)
+    schema = _schema_for(read_json_file(arguments.schema, "schema"), arguments.tool, arguments.schema)
     call = read_arguments(arguments.arguments)
     try:
         from pydantic_lenient.repair.engine import Repairer
@@ -145,7 +159,7 @@ def _repair(arguments: argparse.Namespace) -> int:
         "valid": result.valid,
         "reasons": list(result.reasons),
     }
-    write(json.dumps(output, indent=2, ensure_ascii=False) + "\n", None)
+    write(json_text(output), None)
     sys.stdout.flush()  # the summary line follows the output, also where both go to one pipe
     if result.valid:
         print(f"{PROGRAM}: valid after {len(result.repairs)} repair(s)", file=sys.stderr)
