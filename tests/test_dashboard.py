@@ -7,11 +7,14 @@ PYDANTIC_LENIENT_ARTIFACTS (default ``tmp/artifacts`` in the checkout).
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import shutil
+import socket
 import subprocess
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -23,7 +26,7 @@ import pytest
 
 from pydantic_lenient import Normalizer
 from pydantic_lenient.cli.main import main
-from pydantic_lenient.observe.dashboard import dashboard_data, make_server, render_html
+from pydantic_lenient.observe.dashboard import PAGE_HOURS, PAGE_ROWS, dashboard_data, make_server, render_html
 from pydantic_lenient.observe.failures import FieldFailure
 from pydantic_lenient.observe.recorder import OutcomeRecorder
 from pydantic_lenient.observe.stats_file import load_outcomes
@@ -104,8 +107,8 @@ def serve() -> Iterator[Callable[[Path], str]]:
         server = make_server(directory, port=0)
         servers.append(server)
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        host, port = server.server_address[:2]
-        return f"http://{host!s}:{port}/"
+        url: str = server.url
+        return url
 
     yield start
     for server in servers:
@@ -130,6 +133,7 @@ def test_the_server_listens_on_loopback_and_reads_the_directory_live(
     calls = {tool["tool"]: tool["ok"] for tool in after["outcomes"]["tools"]}
     assert calls["search"] == 1 + {tool["tool"]: tool["ok"] for tool in before["outcomes"]["tools"]}["search"]
     assert _get(url + "elsewhere")[0] == 404
+    assert _get(url.rsplit("/", 2)[0] + "/data.json")[0] == 404  # without the token
 
 
 def test_a_corrupt_directory_is_an_error_on_the_page_and_in_the_command(
@@ -281,3 +285,110 @@ def test_the_served_page_in_chromium_reads_the_directory_live(
     screenshot.unlink(missing_ok=True)
     run_chromium(chromium, tmp_path / "profile-shot", url, f"--screenshot={screenshot}")
     assert screenshot.read_bytes().startswith(b"\x89PNG")
+
+
+# --- Safety: who may read it, and what any valid data costs the page --------------------------
+
+
+def _raw_get(url: str, path: str, headers: dict[str, str]) -> tuple[int, dict[str, str]]:
+    host, port = url.split("/")[2].rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        connection.putrequest("GET", path, skip_host=True)
+        for name, value in headers.items():
+            connection.putheader(name, value)
+        connection.endheaders()
+        response = connection.getresponse()
+        response.read()
+        return response.status, {name.lower(): value for name, value in response.getheaders()}
+    finally:
+        connection.close()
+
+
+def test_the_server_answers_only_its_own_host_and_token(log_dir: Path, serve: Callable[[Path], str]) -> None:
+    url = serve(log_dir)
+    port = url.split("/")[2].rsplit(":", 1)[1]
+    data_path = "/" + url.split("/", 3)[3] + "data.json"
+    for own in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}"):
+        assert _raw_get(url, data_path, {"Host": own})[0] == 200
+    # A page that rebinds its name to 127.0.0.1 sends that name; another port is another server.
+    for foreign in ("attacker.example", f"attacker.example:{port}", f"127.0.0.1:{int(port) + 1}", "127.0.0.1", ""):
+        status, _ = _raw_get(url, data_path, {"Host": foreign} if foreign else {})
+        assert status == 403, foreign
+    # The token is the path: a guessed one, or none, finds nothing.
+    for path in ("/data.json", "/", "/x/data.json", data_path.replace("/data.json", "x/data.json")):
+        assert _raw_get(url, path, {"Host": f"127.0.0.1:{port}"})[0] == 404, path
+
+
+def test_the_server_sends_no_cors_headers(log_dir: Path, serve: Callable[[Path], str]) -> None:
+    url = serve(log_dir)
+    port = url.split("/")[2].rsplit(":", 1)[1]
+    data_path = "/" + url.split("/", 3)[3] + "data.json"
+    status, headers = _raw_get(url, data_path, {"Host": f"127.0.0.1:{port}", "Origin": "https://attacker.example"})
+    assert status == 200
+    assert not [name for name in headers if name.startswith("access-control-")]
+    request = urllib.request.Request(url + "data.json", method="OPTIONS")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    with refused.value:
+        assert refused.value.code == 501
+        assert "Access-Control-Allow-Origin" not in refused.value.headers
+
+
+def test_an_idle_connection_is_closed(log_dir: Path) -> None:
+    server = make_server(log_dir, port=0, idle_timeout=0.5)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10) as idle:
+            started = time.monotonic()
+            assert idle.recv(1) == b""  # the server hung up on a connection that said nothing
+            assert time.monotonic() - started < 5
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _hostile_outcomes(log_dir: Path, buckets: int) -> None:
+    """Valid saved outcomes no page could draw naively: a bucket at 1e20 (where start + 3600 ==
+    start) and ``buckets`` hourly buckets, in the totals and in a pattern."""
+    hourly = [{"start": 3600.0 * index, "ok": 1} for index in range(buckets)] + [{"start": 1e20, "ok": 1}]
+    counts = [{"start": 3600.0 * index, "count": 1} for index in range(buckets)] + [{"start": 1e20, "count": 1}]
+    pattern = {
+        "tool": "search",
+        "param": "limit",
+        "error_type": "int_parsing",
+        "shape": "string",
+        "count": buckets + 1,
+        "first_seen": 0,
+        "last_seen": 1e20,
+        "hourly": counts,
+    }
+    document = {"tools": [{"tool": "search", "ok": buckets + 1}], "hourly": hourly, "patterns": [pattern]}
+    log_dir.mkdir(parents=True, exist_ok=True)
+    (log_dir / "outcomes.json").write_text(json.dumps(document), "utf-8")
+
+
+def test_the_data_is_bounded_whatever_valid_file_it_reads(tmp_path: Path) -> None:
+    _hostile_outcomes(tmp_path / "logs", 50_000)
+    extra = [{"tool": f"t{index}", "ok": index} for index in range(PAGE_ROWS * 3)]
+    stats = json.loads((tmp_path / "logs" / "outcomes.json").read_text("utf-8"))
+    stats["tools"] += extra
+    (tmp_path / "logs" / "outcomes.json").write_text(json.dumps(stats), "utf-8")
+    outcomes = dashboard_data(tmp_path / "logs")["outcomes"]
+    assert len(outcomes["hourly"]) == PAGE_HOURS
+    assert outcomes["hourly"][-1]["start"] == 1e20  # the latest buckets are the ones kept
+    assert len(outcomes["patterns"][0]["hourly"]) == PAGE_HOURS
+    assert len(outcomes["tools"]) == PAGE_ROWS
+    assert outcomes["tools"][0]["tool"] == "search"  # the most called first
+
+
+def test_the_page_finishes_on_hostile_valid_data_in_chromium(chromium: str, tmp_path: Path) -> None:
+    _hostile_outcomes(tmp_path / "logs", 200_000)
+    page = tmp_path / "dashboard.html"
+    # The embedded page is written unbounded by the renderer's caller on purpose: the page must cope too.
+    data = dashboard_data(tmp_path / "logs")
+    data["outcomes"] = json.loads((tmp_path / "logs" / "outcomes.json").read_text("utf-8"))
+    page.write_text(render_html(data), "utf-8")
+    dom = Dom(run_chromium(chromium, tmp_path / "profile", page.as_uri(), "--dump-dom"))
+    assert dom.text_by_id["status"].startswith("snapshot of ")
+    assert dom.text_by_id["patterns-count"] == "1"

@@ -192,7 +192,10 @@ def _fix(arguments: argparse.Namespace) -> int:
     try:
         from pydantic_lenient.codemod.fix import FixError, fix_file
     except ImportError as error:
-        raise CommandError(f"fix needs LibCST: pip install -e '.[codemod]' from a clone ({error})") from None
+        raise CommandError(
+            f"fix needs LibCST: pip install 'pydantic-lenient[codemod]'"
+            f" (in a clone: pip install -e '.[codemod]') ({error})"
+        ) from None
     for path in arguments.paths:
         if not Path(path).is_file():
             raise CommandError(f"no such file: {path}")
@@ -228,17 +231,44 @@ def _proxy(arguments: argparse.Namespace) -> int:
             raise CommandError(f"--{name.replace('_', '-')} must be a positive number of seconds")
     if arguments.sample_chars < 0 or (arguments.sample_chars and arguments.log_dir is None):
         raise CommandError("--sample-chars needs --log-dir and a number of characters, 0 or more")
+    if bool(arguments.upstream) == (arguments.url is not None):
+        raise CommandError("give the upstream as a COMMAND after --, or as --url URL, not both")
+    if arguments.header and arguments.url is None:
+        raise CommandError("--header needs --url")
+    headers = []
+    for header in arguments.header:
+        name, colon, value = header.partition(":")
+        if not colon or not name.strip() or not name.strip().isascii() or any(c in header for c in "\r\n"):
+            raise CommandError("--header takes NAME:VALUE, with a name and no line breaks")  # never echo the value
+        headers.append((name.strip(), value.strip()))
+    setup = _telemetry()
     try:
         return run_proxy(
             arguments.upstream,
+            url=arguments.url,
+            headers=headers,
             style=arguments.style,
             normalizer=normalizer,
             log_dir=arguments.log_dir,
             sample_chars=arguments.sample_chars,
             ping_interval=arguments.ping_interval,
             ping_timeout=arguments.ping_timeout,
+            telemetry=setup.telemetry if setup is not None else None,
         )
     except LogDirError as error:  # a corrupt outcomes file, found before the upstream starts
+        raise CommandError(str(error)) from None
+    finally:
+        if setup is not None:
+            setup.shutdown()
+
+
+def _telemetry() -> Any:
+    """Spans and metrics as the standard ``OTEL_*`` variables ask, or None (they ask for none)."""
+    from pydantic_lenient.observe.otel_setup import TelemetryConfigError, telemetry_from_environment
+
+    try:
+        return telemetry_from_environment()
+    except TelemetryConfigError as error:
         raise CommandError(str(error)) from None
 
 
@@ -275,8 +305,7 @@ def _dashboard(arguments: argparse.Namespace) -> int:
         server = make_server(arguments.log_dir, host=arguments.host, port=arguments.port, min_count=arguments.min_count)
     except OSError as error:
         raise CommandError(f"cannot listen on {arguments.host}:{arguments.port}: {error.strerror}") from None
-    host, port = server.server_address[:2]
-    print(f"dashboard for {arguments.log_dir} on http://{host!s}:{port}/ (Ctrl-C stops it)", file=sys.stderr)
+    print(f"dashboard for {arguments.log_dir} on {server.url} (Ctrl-C stops it)", file=sys.stderr)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

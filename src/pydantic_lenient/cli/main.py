@@ -6,6 +6,7 @@
     pydantic-lenient repair --schema SCHEMA.json [--tool NAME] ARGUMENTS_JSON
     pydantic-lenient fix PATH... [--diff]
     pydantic-lenient proxy [--style STYLE] [--rules RULES.json] [--log-dir DIR [--sample-chars N]] -- COMMAND [ARGS...]
+    pydantic-lenient proxy [OPTIONS] --url URL [--header NAME:VALUE ...]
     pydantic-lenient suggest LOG_DIR [--rules-out FILE] [--min-count N]
     pydantic-lenient dashboard LOG_DIR [--host HOST] [--port PORT] [--html FILE] [--min-count N]
 
@@ -154,9 +155,10 @@ def _parser() -> argparse.ArgumentParser:
         commands,
         "proxy",
         help="serve an MCP server over stdio with lenient tool inputs",
-        description="Start COMMAND as the upstream MCP server (stdio) and serve it on stdio: tools/list schemas "
-        "widened, tools/call arguments normalized and repaired, everything else passed through. Exits 1 when the "
-        "upstream cannot start, exits or stops answering.",
+        description="Start COMMAND as the upstream MCP server (stdio), or reach the remote server at --url "
+        "(Streamable HTTP), and serve it on stdio: tools/list schemas widened, tools/call arguments normalized and "
+        "repaired, everything else passed through. Exits 2 when the upstream cannot start or be reached, 1 when it "
+        "exits or stops answering.",
         run=_proxy,
     )
     proxy.add_argument("--style", choices=STYLES, default="type-array", help="how widened schemas are written")
@@ -179,7 +181,17 @@ def _parser() -> argparse.ArgumentParser:
     proxy.add_argument(
         "--ping-timeout", type=float, default=30.0, metavar="SECONDS", help="an unanswered ping after this: hung"
     )
-    proxy.add_argument("upstream", nargs="+", metavar="COMMAND", help="the upstream server's command, after --")
+    proxy.add_argument(
+        "--url", metavar="URL", help="a remote MCP server's Streamable HTTP endpoint, instead of COMMAND"
+    )
+    proxy.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="NAME:VALUE",
+        help="with --url, an HTTP header sent with every request (repeatable; values are never logged)",
+    )
+    proxy.add_argument("upstream", nargs="*", metavar="COMMAND", help="the upstream server's command, after --")
     suggest = _command(
         commands,
         "suggest",

@@ -44,8 +44,8 @@ from pydantic_lenient.schema.catalog import is_fastmcp_server, is_official_sdk_s
 from pydantic_lenient.schema.loading import load_target
 from pydantic_lenient.types.annotations import split_annotated
 from pydantic_lenient.types.booleans import _StrictBoolish
-from pydantic_lenient.types.floats import _LenientFloat
-from pydantic_lenient.types.integers import _LenientInt
+from pydantic_lenient.types.floats import LenientFloat, _LenientFloat
+from pydantic_lenient.types.integers import LenientInt, _LenientInt
 from pydantic_lenient.types.json_values import AcceptJsonText
 from pydantic_lenient.types.mapping import (
     _ALIAS_NAMES,
@@ -383,6 +383,8 @@ class _Rewriter(cst.CSTTransformer):
         lenient = lenient_annotation(hint)
         if lenient is hint or isinstance(annotation.annotation, cst.SimpleString):
             return annotation
+        if _is_lenient_as_written(hint, lenient):
+            return annotation  # already lenient: the mapping only moves its bounds into the marker
         expression = self._rewrite(annotation.annotation, hint, lenient)
         before = cst.Module([]).code_for_node(annotation.annotation)
         after = cst.Module([]).code_for_node(expression)
@@ -416,6 +418,12 @@ class _Rewriter(cst.CSTTransformer):
                     return self._with_first_element(node, self._name(alias))
             if alias is not None and len(new_metadata) == 1:
                 return self._name(alias)  # a named type that carries the bounds itself
+            if alias is None and self._annotated_parts(node) is not None:
+                # Bounds the mapping moves into the marker: the source keeps its Field(...) as written.
+                name = "LenientInt" if isinstance(new_metadata[0], _LenientInt) else "LenientFloat"
+                as_written = _with_metadata(LenientInt if name == "LenientInt" else LenientFloat, metadata)
+                if render_annotation(lenient_annotation(as_written)) == render_annotation(lenient):
+                    return self._with_first_element(node, self._name(name))
         if metadata and metadata == new_metadata and self._annotated_parts(node) is not None:
             first = self._annotated_parts(node)
             assert first is not None
@@ -558,3 +566,11 @@ def _replace_bit_or_operands(node: cst.BaseExpression, replacements: Iterator[cs
         left = _replace_bit_or_operands(node.left, replacements)
         return node.with_changes(left=left, right=_replace_bit_or_operands(node.right, replacements))
     return next(replacements)
+
+
+def _is_lenient_as_written(hint: Any, lenient: Any) -> bool:
+    """Whether ``hint`` already is the lenient annotation, written with its bounds after the marker."""
+    without_null_text = split_annotated(lenient)
+    if without_null_text[1] and isinstance(without_null_text[1][-1], NullText):
+        lenient = _with_metadata(without_null_text[0], without_null_text[1][:-1])
+    return render_annotation(hint) == render_annotation(lenient)

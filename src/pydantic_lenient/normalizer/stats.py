@@ -6,7 +6,9 @@ bulk, under a lock, every `FOLD_EVERY` calls and before every read, each exactly
 
 `load_stats` reads a stats file and validates its whole shape (`StatsSnapshot`), failing with one
 `StatsFileError` that names the file; `write_json_atomically` writes any JSON document so that a
-reader never sees half of it. Both are meant for any code that keeps normalizer stats.
+reader never sees half of it, through no symlink; `read_regular_file` reads a regular file of at
+most a given size and nothing else (no FIFO, device or symlink). All three are meant for any code
+that keeps stats in a log directory.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import stat
 import tempfile
 import threading
 import time
@@ -26,7 +29,6 @@ from typing import Annotated, Any, NamedTuple
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import NotRequired, TypedDict  # pydantic needs this TypedDict before 3.12
 
-from ._json import json_value_problem
 from .appliers import Change
 
 __all__ = (
@@ -41,7 +43,9 @@ __all__ = (
     "StatsFileError",
     "StatsSnapshot",
     "ToolCounts",
+    "described",
     "load_stats",
+    "read_regular_file",
     "timestamp",
     "write_json_atomically",
 )
@@ -131,12 +135,11 @@ class StatsFileError(ValueError):
 def load_stats(path: str | os.PathLike[str]) -> StatsSnapshot:
     """The stats saved in ``path``, validated in full; `StatsFileError` naming the file otherwise."""
     try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_STATS_FILE_BYTES + 1)
+        data = read_regular_file(path, MAX_STATS_FILE_BYTES)
     except OSError as error:
         raise StatsFileError(f"cannot read stats file {path}: {error.strerror or error}") from None
-    if len(data) > MAX_STATS_FILE_BYTES:
-        raise StatsFileError(f"{path} is not a normalizer stats file: larger than {MAX_STATS_FILE_BYTES} bytes")
+    except ValueError as error:
+        raise StatsFileError(f"cannot read stats file {path}: {error}") from None
     try:
         document = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
@@ -155,6 +158,28 @@ def load_stats(path: str | os.PathLike[str]) -> StatsSnapshot:
     if (problem := _inconsistency(stats)) is not None:
         raise StatsFileError(f"{path} is not a normalizer stats file: {problem}")
     return stats
+
+
+# Opening never waits (a FIFO would block until a writer came) and never follows a final symlink.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+
+
+def read_regular_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``max_bytes`` bytes.
+
+    Raises ``OSError`` when it cannot be opened (``FileNotFoundError`` when it does not exist, and
+    a symlink is refused), and ``ValueError`` saying why for a FIFO, a device, a directory or a
+    file that is too large: nothing is read from those, so nothing hangs or fills memory.
+    """
+    handle = os.open(path, _READ_FLAGS)
+    if not stat.S_ISREG(os.fstat(handle).st_mode):
+        os.close(handle)
+        raise ValueError("not a regular file (a FIFO, a device or a directory); it was not read")
+    with os.fdopen(handle, "rb") as file:
+        data = file.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ValueError(f"larger than {max_bytes} bytes; it was not read")
+    return data
 
 
 def _inconsistency(stats: StatsSnapshot) -> str | None:
@@ -297,14 +322,43 @@ class CallCounter:
 def _recent_entry(call: RecentEntry | CallEvent) -> RecentEntry:
     """A fresh ``recent_normalizations`` entry, for a call counted now or one restored from a file."""
     if isinstance(call, CallEvent):
-        applied: list[Any] = [_writable(change.as_dict()) for change in call.changes]
+        applied: list[Any] = [_without_values(change.as_dict()) for change in call.changes]
         return {"ts": timestamp(call.time), "tool": call.tool, "applied": applied}
     return {**call, "applied": [{**entry} for entry in call["applied"]]}
 
 
-def _writable(entry: dict[str, Any]) -> dict[str, Any]:
-    """``entry`` without a ``dropped`` value JSON cannot hold (NaN, bytes, a date from a Python
-    caller): its ``note`` still shows it, and the stats file stays writable."""
-    if "dropped" in entry and json_value_problem(entry["dropped"]) is not None:
-        del entry["dropped"]
+def _without_values(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` holding no value the client sent (the stats are saved, and shown on the
+    dashboard): a ``dropped`` value and a coercion's ``from`` and ``to`` become their shape and
+    size, and a conflict's ``note`` no longer quotes the value. `Normalizer.apply` still returns
+    the values themselves to its caller."""
+    if "dropped" in entry:
+        entry["dropped"] = described(entry["dropped"])
+        if entry.get("note", "").startswith("conflict: "):
+            entry["note"] = f"conflict: kept {entry['to']}, dropped {entry['from']}"
+    if entry["type"] == "type_coerce":
+        entry["from"], entry["to"] = described(entry["from"]), described(entry["to"])
     return entry
+
+
+def described(value: Any) -> str:
+    """A value's shape and size, never the value: what the stats keep of a value a client sent.
+
+    >>> described("sk-secret"), described([1, 2]), described({"a": 1}), described(True), described(7)
+    ('string of 9 characters', 'array of 2 items', 'object of 1 members', 'boolean', 'integer')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return f"string of {len(value)} characters"
+    if isinstance(value, (list, tuple)):
+        return f"array of {len(value)} items"
+    if isinstance(value, dict):
+        return f"object of {len(value)} members"
+    return f"{type(value).__name__} value"

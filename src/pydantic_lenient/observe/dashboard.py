@@ -1,34 +1,58 @@
 """A web page over a log directory: the Normalizer and Error Patterns views.
 
-    pydantic-lenient dashboard LOG_DIR                 # http://127.0.0.1:8765/, reading LOG_DIR live
+    pydantic-lenient dashboard LOG_DIR                 # http://127.0.0.1:8765/TOKEN/, reading LOG_DIR live
     pydantic-lenient dashboard LOG_DIR --html out.html # the same page as one self-contained file
 
 The page (``dashboard.html`` in this package) is static HTML and JavaScript with no outside
 resource. Served, it reads ``/data.json`` every few seconds; written with `render_html`, the data
 is embedded in the file. Everything from the log directory is shown as text, never as markup.
+
+Served, it answers only a request whose ``Host`` is an IP address or ``localhost`` with its own
+port (a page that rebinds its own name to 127.0.0.1 sends its name), under a path holding a token
+made for this run (as Jupyter does: another site cannot guess it), with no CORS header; idle
+connections are closed after ``idle_timeout`` seconds. The data it sends is bounded (`PAGE_ROWS`
+rows a table, `PAGE_HOURS` hours a chart), whatever the log directory holds.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import secrets
 import threading
 import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .auditlog import read_audit_log
 from .logdir import LogDirError
 from .stats_file import load_outcomes
 from .suggestions import rules_document, suggest
 
-__all__ = ("DEFAULT_HOST", "DEFAULT_PORT", "dashboard_data", "make_server", "render_html")
+__all__ = (
+    "DEFAULT_HOST",
+    "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_PORT",
+    "PAGE_HOURS",
+    "PAGE_ROWS",
+    "DashboardServer",
+    "dashboard_data",
+    "make_server",
+    "render_html",
+)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+DEFAULT_IDLE_TIMEOUT = 10.0
+"""Seconds a connection may stay silent before the server closes it (and frees its thread)."""
+PAGE_ROWS = 500
+"""Rows the data sends at most for each table: the most counted patterns, tools and pairs."""
+PAGE_HOURS = 168
+"""Hourly buckets the data sends at most for each chart: the latest."""
 _DATA_MARKER = "/*DASHBOARD-DATA*/null"
 # The page's own policy: its inline script and style, requests to its own origin, nothing else.
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:"
@@ -44,7 +68,7 @@ def dashboard_data(log_dir: str | os.PathLike[str], *, min_count: int = 3, recen
     return {
         "log_dir": str(log_dir),
         "generated_at": time.time(),
-        "outcomes": stats.model_dump(mode="json"),
+        "outcomes": _bounded(stats.model_dump(mode="json")),
         "recent": [entry.model_dump(mode="json") for entry in read_audit_log(log_dir, limit=recent)],
         "suggestions": [
             {
@@ -60,6 +84,36 @@ def dashboard_data(log_dir: str | os.PathLike[str], *, min_count: int = 3, recen
         ],
         "rules": rules_document(suggestions),
         "min_count": min_count,
+    }
+
+
+def _bounded(outcomes: dict[str, Any]) -> dict[str, Any]:
+    """``outcomes`` with at most `PAGE_ROWS` rows a table and `PAGE_HOURS` buckets a chart, so the
+    page stays responsive on any file that passes validation."""
+
+    def latest(buckets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return sorted(buckets, key=lambda bucket: float(bucket["start"]))[-PAGE_HOURS:]
+
+    def most(rows: list[dict[str, Any]], count: Any) -> list[dict[str, Any]]:
+        return sorted(rows, key=count, reverse=True)[:PAGE_ROWS]
+
+    patterns = most(outcomes["patterns"], lambda pattern: pattern["count"])
+    for pattern in patterns:
+        pattern["hourly"] = latest(pattern["hourly"])
+    normalizer = outcomes["normalizer"]
+    if isinstance(normalizer, dict):
+        for key in ("by_tool", "by_rule"):
+            if isinstance(normalizer.get(key), dict):
+                normalizer[key] = dict(list(normalizer[key].items())[:PAGE_ROWS])
+        if isinstance(normalizer.get("recent_normalizations"), list):
+            normalizer["recent_normalizations"] = normalizer["recent_normalizations"][-PAGE_ROWS:]
+    return {
+        **outcomes,
+        "tools": most(outcomes["tools"], lambda tool: tool["ok"] + tool["refused"] + tool["error"]),
+        "hourly": latest(outcomes["hourly"]),
+        "patterns": patterns,
+        "aliases": most(outcomes["aliases"], lambda alias: alias["count"]),
+        "annotations": outcomes["annotations"][:PAGE_ROWS],
     }
 
 
@@ -89,23 +143,67 @@ def render_html(data: dict[str, Any] | None = None) -> str:
     return page.replace(_DATA_MARKER, _script_json(data) if data is not None else "null", 1)
 
 
+class DashboardServer(ThreadingHTTPServer):
+    """The dashboard's HTTP server; `url` is the address to open, token included."""
+
+    daemon_threads = True
+    token: str
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        name = f"[{host!s}]" if ":" in str(host) else str(host)
+        return f"http://{name}:{port}/{self.token}/"
+
+
+def _host_allowed(header: str | None, port: int) -> bool:
+    """Whether a request's ``Host`` names this server: an IP address or ``localhost``, with its port.
+
+    A DNS-rebinding page reaches 127.0.0.1 under its own name, which this refuses.
+    """
+    if not header:
+        return False
+    name, colon, given_port = header.rpartition(":")
+    if not colon or given_port != str(port):
+        return False
+    if name.lower() == "localhost":
+        return True
+    try:
+        ipaddress.ip_address(name[1:-1] if name.startswith("[") and name.endswith("]") else name)
+    except ValueError:
+        return False
+    return True
+
+
 def make_server(
-    log_dir: str | os.PathLike[str], *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, min_count: int = 3
-) -> ThreadingHTTPServer:
-    """An HTTP server for the page (``/``) and its data (``/data.json``, read from ``log_dir`` on
-    every request). Call ``serve_forever()``; port 0 picks a free port (``server.server_address``)."""
+    log_dir: str | os.PathLike[str],
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    min_count: int = 3,
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+) -> DashboardServer:
+    """An HTTP server for the page (``/TOKEN/``) and its data (``/TOKEN/data.json``, read from
+    ``log_dir`` on every request), ``TOKEN`` made for this server. Call ``serve_forever()`` and
+    open ``server.url``; port 0 picks a free port."""
     directory = Path(log_dir)
     page = render_html().encode("utf-8")
     lock = threading.Lock()
+    token = secrets.token_urlsafe(24)
+    pages = {f"/{token}/", f"/{token}/index.html"}
+    data_path = f"/{token}/data.json"
 
     class Handler(BaseHTTPRequestHandler):
         server_version = "pydantic-lenient"
+        timeout = idle_timeout  # the socket's: a silent connection ends, and so does its thread
 
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
-            if path in ("/", "/index.html"):
+            if not _host_allowed(self.headers.get("Host"), cast(DashboardServer, self.server).server_address[1]):
+                self._send(HTTPStatus.FORBIDDEN, "text/plain; charset=utf-8", b"unknown host\n")
+            elif path in pages:
                 self._send(HTTPStatus.OK, "text/html; charset=utf-8", page)
-            elif path == "/data.json":
+            elif path == data_path:
                 try:
                     with lock:  # one reader of the directory at a time
                         body: dict[str, Any] = dashboard_data(directory, min_count=min_count)
@@ -123,10 +221,13 @@ def make_server(
             self.send_header("Cache-Control", "no-store")
             self.send_header("Content-Security-Policy", _CSP)
             self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Referrer-Policy", "no-referrer")  # the token stays out of other sites' logs
             self.end_headers()
             self.wfile.write(body)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # a page polling every few seconds would flood the terminal
 
-    return ThreadingHTTPServer((host, port), Handler)
+    server = DashboardServer((host, port), Handler)
+    server.token = token
+    return server

@@ -43,7 +43,7 @@ from .auditlog import DEFAULT_BACKUPS, DEFAULT_MAX_BYTES, AuditLog
 from .counts import OutcomeCounts
 from .failures import FieldFailure, field_failures
 from .logdir import NORMALIZER_STATS_FILE, OUTCOMES_FILE, LogDirError
-from .outcomes import STATUSES, CallOutcome, OutcomeSink, Status
+from .outcomes import STATUSES, CallOutcome, CallTelemetry, OutcomeSink, Status
 from .shapes import clean_name
 from .stats_file import FieldAnnotation, OutcomeStats, load_outcomes
 
@@ -79,7 +79,9 @@ class OutcomeRecorder:
 
     ``normalizer``: its `stats` go into ``outcomes.json`` and it is saved beside it as
     ``normalizer_stats.json`` (and restored from there when it has no ``stats_file`` of its own).
-    ``sinks`` receive every outcome. ``sample_chars`` > 0 keeps that many characters of a refused
+    ``sinks`` receive every outcome, off the call path; ``telemetry`` (a
+    `pydantic_lenient.observe.otel.LenientTelemetry`) is told of each call as it ends, on the call's
+    own thread, so that its span is still current. ``sample_chars`` > 0 keeps that many characters of a refused
     value's text (at most five per pattern); by default no value is kept.
 
     A corrupt ``outcomes.json`` raises `LogDirError` here, before anything is written.
@@ -91,6 +93,7 @@ class OutcomeRecorder:
         *,
         normalizer: Any = None,
         sinks: Iterable[OutcomeSink] = (),
+        telemetry: CallTelemetry | None = None,
         save_every: float = 30.0,
         flush_every: float = 1.0,
         sample_chars: int = 0,
@@ -106,6 +109,8 @@ class OutcomeRecorder:
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.normalizer = normalizer
         self.sinks = tuple(sinks)
+        self.telemetry = telemetry
+        self._known_tools: set[str] = set()
         self.save_every = save_every
         self.flush_every = flush_every
         self.sample_chars = sample_chars
@@ -142,6 +147,8 @@ class OutcomeRecorder:
         if status not in STATUSES:
             raise ValueError(_bad_status(status))
         self._pending.append(_Queued(tool, status, duration_ms, failures, norms, time.time()))
+        if self.telemetry is not None:
+            self._tell(CallOutcome(tool, status, duration_ms, failures, norms))
         if len(self._pending) > _PENDING_LIMIT:
             self.flush()
 
@@ -160,6 +167,8 @@ class OutcomeRecorder:
         ``sample_chars``) are worked out on the next `flush`, off the call path. ``arguments`` must
         not change meanwhile: pass what was validated, not a dict the caller goes on to edit."""
         self._pending.append(_Queued(tool, "refused", duration_ms, (), norms, time.time(), error, arguments, known))
+        if self.telemetry is not None:
+            self._tell(CallOutcome(tool, "refused", duration_ms, norms=norms), error, arguments, known)
         if len(self._pending) > _PENDING_LIMIT:
             self.flush()
 
@@ -184,6 +193,7 @@ class OutcomeRecorder:
     def describe_tool(self, tool: str, input_model: type[BaseModel]) -> None:
         """Note which of a tool's parameters the strictness audit would change, and to what (the
         library's mapping to lenient forms, as `pydantic_lenient.types.mapping` applies it), for suggestions."""
+        self._known_tools.add(tool)
         for finding in audit([(tool, input_model)]):
             if not finding.suggestion:
                 continue  # a field the mapping leaves as it is, with its reason
@@ -196,6 +206,29 @@ class OutcomeRecorder:
             )
             with self._lock:
                 self._counts.annotate(annotation)
+
+    def _tell(
+        self,
+        outcome: CallOutcome,
+        error: ValidationError | Iterable[ErrorDetails] | None = None,
+        arguments: Mapping[str, Any] | None = None,
+        known: Collection[str] = (),
+    ) -> None:
+        """Tell the telemetry of a call as it ends; telemetry that fails never breaks the call."""
+        assert self.telemetry is not None
+        rules = getattr(self.normalizer, "rules", ())
+        rule_params = {rule.id: (rule.type, rule.from_ or "") for rule in rules if rule.id in outcome.norms}
+        try:
+            self.telemetry.call_ended(
+                outcome,
+                known_tool=not self._known_tools or outcome.tool in self._known_tools,
+                error=error,
+                arguments=arguments,
+                known=known,
+                rule_params=rule_params,
+            )
+        except Exception:
+            _log.exception("telemetry failed: %r", self.telemetry)
 
     def flush(self) -> None:
         """Fold queued outcomes into the counts, write their audit lines and feed the sinks."""

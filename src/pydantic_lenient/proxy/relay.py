@@ -8,12 +8,21 @@ JSON-RPC message and sends on what comes back. The relay changes exactly two kin
 * a ``tools/call`` request: the optional normalizer rules, then repair against the upstream's
   *original* schema; a call that is still invalid goes upstream as it was sent.
 
-Those two are read and written as the official SDK's envelope types (`JSONRPCRequest`,
-`JSONRPCResponse`). Every other message goes on as the same bytes: initialize (so the client's
+Only those two are parsed and written again, as plain JSON that keeps every member of the envelope
+(nothing is parsed into a model: no SDK is imported, and unknown members survive). A message that
+cannot be written again exactly (a number beyond a double, a lone surrogate) goes on as it came.
+Every other message goes on as the same bytes: initialize (so the client's
 capabilities reach the upstream and the upstream's reach the client), resources, prompts,
 completions, logging, progress, cancellation, list-changed notifications, and server-to-client
 requests such as sampling, elicitation and roots, with their replies. The proxy is not an MCP
 session of its own, so it cannot drop or rewrite what it does not know.
+
+The relay sends requests of its own, with ids no client can guess (a random part per process): a
+`ping` for the transport's liveness check, and a ``tools/list`` when a client calls a tool whose
+schema the proxy has not seen (a host that cached the list across restarts). That listing happens
+once, and again after ``notifications/tools/list_changed``; the client's messages wait behind it,
+in order. A call whose normalization conflicts (an alias and its target both sent) is answered by
+the proxy with a tool error naming both names, and never forwarded for the server to pick one.
 
 Outcomes: with an `OutcomeRecorder`, every ``tools/call`` is recorded as the MCP adapters record it
 (`pydantic_lenient.observe.recorder`): ok; refused by validation, when the upstream answers with an
@@ -28,24 +37,19 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pydantic import ValidationError
 from pydantic_core import from_json
 
-try:
-    from mcp.types import CONNECTION_CLOSED, ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
-except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise ImportError("the proxy needs the official MCP SDK: pip install -e '.[proxy]' from a clone") from error
-
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
-from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure
+from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, field_failures
 from pydantic_lenient.observe.logdir import NORMALIZER_STATS_FILE
 from pydantic_lenient.observe.outcomes import Status
 from pydantic_lenient.observe.recorder import OutcomeRecorder
@@ -53,12 +57,20 @@ from pydantic_lenient.repair.engine import Repairer
 from pydantic_lenient.schema.styles import Style
 from pydantic_lenient.schema.widen import widen_schema
 
-__all__ = ("ProxyStats",)
+if TYPE_CHECKING:
+    from pydantic_lenient.observe.otel import ProxyTracer
+
+__all__ = ("ProxyStats", "Routed")
 
 logger = logging.getLogger("pydantic_lenient.proxy")
 
 RequestId = Any  # an int or a str, as JSON-RPC allows
-_PING_PREFIX = "pydantic-lenient-ping-"
+# The proxy's own request ids: a random part per process, so no client can send one by chance or on purpose.
+_OWN_PREFIX = f"pydantic-lenient-{secrets.token_hex(8)}-"
+_PING_PREFIX = f"{_OWN_PREFIX}ping-"
+_LIST_PREFIX = f"{_OWN_PREFIX}list-"
+_LIST_PAGES = 100  # pages of its own tools/list the proxy follows before it repairs with what it has
+_CONNECTION_CLOSED = -32000  # MCP's error code for a request its transport can no longer answer
 _RECENT_LIMIT = 50
 REPAIR_STATS_FILE = "repair-stats.json"
 _CALLS_LIMIT = 10_000  # unanswered tools/call requests remembered for the recorder (a cancelled one never is)
@@ -79,7 +91,9 @@ class ProxyStats:
             self.calls[tool] += 1
             if repairs and valid:
                 self.repaired[tool] += 1
-                self.recent.append({"ts": time.time(), "tool": tool, "repairs": repairs})
+                # The kinds only: a repair's "from", "to" and "path" hold the client's text (values and keys).
+                kinds = [{"kind": repair["kind"]} for repair in repairs]
+                self.recent.append({"ts": time.time(), "tool": tool, "repairs": kinds})
             if not valid:
                 self.invalid[tool] += 1
 
@@ -116,27 +130,39 @@ class _Call:
     failures: tuple[FieldFailure, ...] = ()
 
 
+class Routed(NamedTuple):
+    """Where a message goes: bytes for the upstream and bytes for the client (each empty for none),
+    each one or more whole messages ending in newlines, ready for one write."""
+
+    upstream: bytes = b""
+    client: bytes = b""
+
+
+_NOTHING = Routed()
+
+
 class _Relay:
     r"""One session's messages, whatever carries them: a transport passes each message from the
     client through `from_client` and each from the upstream through `from_upstream`, and sends on
-    what they return. Neither raises: a message the relay cannot process goes on as it came.
+    what they route where. Neither raises: a message the relay cannot process goes on as it came.
 
-    A message is the bytes of one JSON-RPC message; one the relay rewrites comes back as one line
+    A message is the bytes of one JSON-RPC message; one the relay writes comes back as one line
     ending in a newline (MCP's stdio framing), which a transport that frames messages otherwise
-    strips. The relay remembers which of the client's requests the upstream still owes an answer
-    (``waiting``); a transport that loses its upstream answers them with `abandon`. It saves the
-    counts with `save` (every so often, and at the end) and ends the recording with `finish_recording`.
+    splits on newlines. The relay remembers which of the client's requests the upstream still owes
+    an answer (``waiting``, with their methods); a transport that loses its upstream answers them
+    with `abandon`. It saves the counts with `save` (every so often, and at the end) and ends the
+    recording with `finish_recording`.
 
     >>> relay = _Relay("type-array", normalizer=None, stats=None)
-    >>> relay.from_client(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
+    >>> relay.from_client(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n').upstream
     b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n'
     >>> schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
     >>> listing = {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "add", "inputSchema": schema}]}}
-    >>> widened = json.loads(relay.from_upstream(json.dumps(listing).encode() + b"\n"))
+    >>> widened = json.loads(relay.from_upstream(json.dumps(listing).encode() + b"\n").client)
     >>> widened["result"]["tools"][0]["inputSchema"]["properties"]
     {'n': {'type': ['integer', 'string'], 'pattern': '^-?[0-9]+$'}}
     >>> call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add", "arguments": {"n": "3"}}}
-    >>> relay.from_client(json.dumps(call).encode() + b"\n")
+    >>> relay.from_client(json.dumps(call).encode() + b"\n").upstream
     b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"n":3}}}\n'
     >>> relay.abandon("it exited")  # the upstream is gone: what it owes is answered with an error
     [b'{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"it exited before answering this request"}}\n']
@@ -148,49 +174,63 @@ class _Relay:
         normalizer: Normalizer | None,
         stats: ProxyStats | None,
         recorder: OutcomeRecorder | None = None,
+        tracer: ProxyTracer | None = None,
     ) -> None:
         self.style = style
         self.normalizer = normalizer
         self.stats = stats
         self.recorder = recorder
+        self.tracer = tracer
         self.calls: dict[RequestId, _Call] = {}
         self.repairers: dict[str, Repairer] = {}
-        self.listing: set[RequestId] = set()
         self.waiting: dict[RequestId, str] = {}
         self.pings: dict[str, Callable[[], None]] = {}
         self.pings_sent = 0
+        self.listed = False  # the proxy listed the tools itself since the last list_changed
+        self.held: list[bytes] | None = None  # the client's messages waiting behind the proxy's own listing
+        self.list_pages = 0
 
     # ---- messages
 
-    def from_client(self, line: bytes) -> bytes:
-        """The message to send upstream for ``line``: a ``tools/call`` normalized and repaired."""
+    def from_client(self, line: bytes) -> Routed:
+        """Where ``line`` goes: upstream (a ``tools/call`` normalized and repaired), or answered here."""
+        if self.held is not None:  # the proxy's own listing is under way: keep the client's order
+            self.held.append(line)
+            return _NOTHING
         try:
             return self._from_client(line)
         except Exception:  # never lose a message to a bug in the lenient layer: send it as it came
             logger.exception("could not process a message from the client; forwarded as it came")
-            return line
+            return Routed(upstream=line)
 
-    def from_upstream(self, line: bytes) -> bytes | None:
-        """The message to pass on to the client for ``line``, or None for the reply to a `ping`."""
+    def from_upstream(self, line: bytes) -> Routed:
+        """Where ``line`` goes: to the client (a ``tools/list`` result widened), or nowhere for the
+        replies to the proxy's own requests (which may release the client's held messages upstream)."""
         try:
             return self._from_upstream(line)
         except Exception:
             logger.exception("could not process a message from the upstream; forwarded as it came")
-            return line
+            return Routed(client=line)
 
     def ping(self, on_reply: Callable[[], None]) -> bytes:
         """A ping request for the upstream; its reply calls ``on_reply`` and goes no further."""
         self.pings_sent += 1
         ping_id = f"{_PING_PREFIX}{self.pings_sent}"
         self.pings[ping_id] = on_reply
-        return _dumped(JSONRPCRequest(jsonrpc="2.0", id=ping_id, method="ping"))
+        return _dumped({"jsonrpc": "2.0", "id": ping_id, "method": "ping"})
 
     def abandon(self, reason: str) -> list[bytes]:
-        """Error answers, naming ``reason``, to every request the upstream still owes (it is gone)."""
+        """Error answers, naming ``reason``, to every request the upstream still owes (it is gone),
+        the held ones included."""
+        held, self.held = self.held or [], None
+        for line in held:
+            message = _parsed(line)
+            if _is_id(message.get("id")) and isinstance(message.get("method"), str):
+                self.waiting[message["id"]] = message["method"]
         answers = []
         for request_id in list(self.waiting):
             del self.waiting[request_id]
-            self._answered(request_id, failed=True, by_upstream=False)
+            self._answered(request_id, None, by_upstream=False)
             answers.append(_error(request_id, f"{reason} before answering this request"))
         return answers
 
@@ -198,44 +238,99 @@ class _Relay:
         """The error answer to ``line`` when it is a request and no upstream can take it, else None."""
         message = _parsed(line)
         request_id = message.get("id")
-        if "method" in message and isinstance(request_id, (int, str)):
+        if "method" in message and _is_id(request_id):
             return _error(request_id, reason)
         return None
 
-    def _from_client(self, line: bytes) -> bytes:
+    def _from_client(self, line: bytes) -> Routed:
         message = _parsed(line)
         method, request_id = message.get("method"), message.get("id")
-        if not isinstance(method, str) or not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
-            return line  # a notification, a reply to the upstream, or not JSON-RPC: the upstream's to judge
-        self.waiting[request_id] = method
-        if method == "tools/list":
-            self.listing.add(request_id)
-        elif method == "tools/call" and isinstance(message.get("params"), dict):
+        if not isinstance(method, str) or not _is_id(request_id):
+            return Routed(upstream=line)  # a notification, a reply to the upstream, or not JSON-RPC: the upstream's
+        if method == "tools/call" and isinstance(message.get("params"), dict):
+            params = message["params"]
+            tool = params.get("name")
+            if isinstance(tool, str) and tool not in self.repairers and not self.listed:
+                # A tool the proxy has no schema for: list the tools first (or wait for the client's
+                # own listing, already on its way), holding this call and what follows.
+                self.listed, self.held, self.list_pages = True, [line], 0
+                if "tools/list" in self.waiting.values():
+                    return _NOTHING
+                return Routed(upstream=self._list_request(None))
+            self.waiting[request_id] = method
+            if self.tracer is not None:  # the call's spans, their context in the forwarded _meta
+                params = self.tracer.request(request_id, params)
             try:
-                request = JSONRPCRequest.model_validate(message)
-            except ValidationError:
-                return line
-            params = self._repaired_call(request_id, message["params"])
+                params = self._repaired_call(request_id, params)
+            except _Conflict as conflict:
+                del self.waiting[request_id]
+                answer = _tool_error(request_id, str(conflict))
+                self._answered(request_id, _parsed(answer))
+                return Routed(client=answer)
             if params is not message["params"]:
-                return _dumped(request.model_copy(update={"params": params}))
-        return line
+                rewritten = _dumped({**message, "params": params})
+                return Routed(upstream=rewritten or line)
+            return Routed(upstream=line)
+        self.waiting[request_id] = method
+        return Routed(upstream=line)
 
-    def _from_upstream(self, line: bytes) -> bytes | None:
+    def _from_upstream(self, line: bytes) -> Routed:
         message = _parsed(line)
         request_id = message.get("id")
-        if "method" in message or not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
-            return line
-        if isinstance(request_id, str) and request_id in self.pings:
-            self.pings.pop(request_id)()
-            return None
-        self.waiting.pop(request_id, None)
-        self._answered(request_id, _failed(message))
-        if request_id in self.listing:
-            self.listing.discard(request_id)
-            if "result" in message:
-                response = JSONRPCResponse.model_validate(message)
-                return _dumped(response.model_copy(update={"result": self._widened_listing(response.result)}))
-        return line
+        if "method" in message:
+            if message["method"] == "notifications/tools/list_changed":
+                self.listed = False  # the next call for an unknown tool lists again
+            return Routed(client=line)
+        if not _is_id(request_id):
+            return Routed(client=line)
+        if isinstance(request_id, str) and request_id.startswith(_OWN_PREFIX):
+            return self._own_answer(request_id, message)
+        method = self.waiting.pop(request_id, None)
+        self._answered(request_id, message)
+        if method == "tools/list" and isinstance(message.get("result"), dict):
+            result = message["result"]
+            if result.get("nextCursor") is None:  # the client has listed every tool: no need to list again
+                self.listed = True
+            widened = self._widened_listing(result)
+            answer = _dumped({**message, "result": widened}) or line if widened is not result else line
+            if self.held is not None and self.list_pages == 0:  # the held calls waited for this listing
+                released = self.release()
+                return Routed(upstream=released.upstream, client=answer + released.client)
+            return Routed(client=answer)
+        return Routed(client=line)
+
+    def _own_answer(self, request_id: str, message: dict[str, Any]) -> Routed:
+        """The upstream's reply to the proxy's own ping or listing, which goes no further."""
+        on_reply = self.pings.pop(request_id, None)
+        if on_reply is not None:
+            on_reply()
+            return _NOTHING
+        if not request_id.startswith(_LIST_PREFIX):
+            return _NOTHING
+        result = message.get("result")
+        if isinstance(result, dict):
+            self._widened_listing(result)  # kept even when it comes too late for the held calls
+            cursor = result.get("nextCursor")
+            if self.held is not None and isinstance(cursor, str) and self.list_pages < _LIST_PAGES:
+                return Routed(upstream=self._list_request(cursor))
+        elif "error" in message:
+            logger.warning("the upstream refused the proxy's own tools/list: calls go on unrepaired")
+        return self.release()
+
+    def release(self) -> Routed:
+        """Route the client's messages held behind the proxy's own listing (done, or waited for long enough)."""
+        held, self.held = self.held or [], None
+        routed = [self.from_client(line) for line in held]
+        return Routed(
+            upstream=b"".join(route.upstream for route in routed), client=b"".join(route.client for route in routed)
+        )
+
+    def _list_request(self, cursor: str | None) -> bytes:
+        self.list_pages += 1
+        request: dict[str, Any] = {"jsonrpc": "2.0", "id": f"{_LIST_PREFIX}{self.list_pages}", "method": "tools/list"}
+        if cursor is not None:
+            request["params"] = {"cursor": cursor}
+        return _dumped(request)
 
     def _widened_listing(self, result: dict[str, Any]) -> dict[str, Any]:
         tools = result.get("tools")
@@ -250,12 +345,15 @@ class _Relay:
             ):
                 schema = tool["inputSchema"]
                 self.repairers[tool["name"]] = Repairer(schema)
+                if self.tracer is not None:
+                    self.tracer.listed([tool["name"]])
                 tool = {**tool, "inputSchema": widen_schema(schema, self.style)}
             widened.append(tool)
         return {**result, "tools": widened}
 
     def _repaired_call(self, request_id: RequestId, params: dict[str, Any]) -> dict[str, Any]:
-        """The call's params with its arguments normalized and repaired, or ``params`` itself."""
+        """The call's params with its arguments normalized and repaired, or ``params`` itself.
+        Raises `_Conflict` for a call whose normalization conflicts."""
         tool, arguments = params.get("name"), params.get("arguments")
         if not isinstance(tool, str):
             return params
@@ -270,17 +368,24 @@ class _Relay:
             try:
                 normalized = self.normalizer.apply(tool, arguments)
             except NormalizationConflict as error:
-                logger.warning("%s: sent as it came: %s", tool, error)
                 if call is not None:
                     call.invalid, call.failures = True, (NORMALIZATION_CONFLICT,)
-                return params
+                raise _Conflict(f"{tool}: {error}") from None
             changed = normalized.arguments
             norms = tuple(entry["rule_id"] for entry in normalized.applied)
+            if self.tracer is not None:
+                self.tracer.normalized(request_id, normalized.applied)
         repairer = self.repairers.get(tool)
-        if repairer is None:  # the client never listed this tool: nothing to repair against
+        if repairer is None:  # the upstream lists no such tool: nothing to repair against
             if call is not None:
                 call.norms = norms
             return params if changed == arguments else {**params, "arguments": changed}
+        if repairer.verdict(changed)[0]:  # valid as it is: one validation, no copy
+            if self.stats is not None:
+                self.stats.count(tool, [], True)
+            if call is not None:
+                call.norms = norms
+            return params if changed is arguments else {**params, "arguments": changed}
         result = repairer.repair(changed)
         if self.stats is not None:
             self.stats.count(tool, result.repairs, result.valid)
@@ -288,10 +393,10 @@ class _Relay:
             if call is not None:
                 self._check(call, arguments)
             return params
+        if self.tracer is not None:
+            self.tracer.repaired(request_id, result.repairs)
         if call is not None:
             call.norms = norms + tuple(dict.fromkeys(f"repair:{repair['kind']}" for repair in result.repairs))
-        if changed is arguments and not result.repairs:
-            return params
         return {**params, "arguments": result.arguments}
 
     # ---- outcomes
@@ -324,7 +429,7 @@ class _Relay:
             logger.exception("cannot save the recorded outcomes")
 
     def _track(self, request_id: RequestId, tool: str) -> _Call | None:
-        if self.recorder is None:
+        if self.recorder is None and self.tracer is None:
             return None
         if len(self.calls) >= _CALLS_LIMIT:
             del self.calls[next(iter(self.calls))]
@@ -333,7 +438,6 @@ class _Relay:
 
     def _check(self, call: _Call, arguments: Mapping[str, Any]) -> None:
         """Note why ``arguments``, sent as they came, fail the tool's schema (if it is known)."""
-        assert self.recorder is not None
         repairer = self.repairers.get(call.tool)
         if repairer is None:
             return
@@ -341,27 +445,57 @@ class _Relay:
         if call.invalid:
             properties = repairer.schema.get("properties") if isinstance(repairer.schema, Mapping) else None
             known = list(properties) if isinstance(properties, Mapping) else ()
-            call.failures = self.recorder.field_failures(repairer.error_details(arguments), arguments, known=known)
+            details = repairer.error_details(arguments)
+            recorder = self.recorder
+            call.failures = (
+                recorder.field_failures(details, arguments, known=known)
+                if recorder is not None
+                else field_failures(details, arguments, known=known)
+            )
 
-    def _answered(self, request_id: RequestId, failed: bool, by_upstream: bool = True) -> None:
+    def _answered(self, request_id: RequestId, message: dict[str, Any] | None, by_upstream: bool = True) -> None:
+        """Record the answer ``message`` to a call (None: the proxy answered for a gone upstream)."""
         call = self.calls.pop(request_id, None)
-        if call is None or self.recorder is None:
+        if call is None:
             return
         status: Status = "ok"
-        if failed:
+        if message is None or _failed(message):
             status = "refused" if call.invalid and by_upstream else "error"
-        duration_ms = (time.perf_counter() - call.started) * 1000
         failures = call.failures if status == "refused" else ()
+        if self.tracer is not None:
+            self.tracer.refused(request_id, failures)
+            self.tracer.answered(request_id, message, status)
+        if self.recorder is None:
+            return
+        duration_ms = (time.perf_counter() - call.started) * 1000
         self.recorder.record(call.tool, status, duration_ms, failures=failures, norms=call.norms)
 
 
-def _dumped(message: JSONRPCRequest | JSONRPCResponse | JSONRPCError) -> bytes:
-    # As the SDK's transports write a message: by alias, without unset fields, one line.
-    return message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+class _Conflict(Exception):
+    """A call whose normalization conflicts: answered with a tool error, never forwarded."""
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, (int, str)) and not isinstance(value, bool)
+
+
+def _dumped(message: dict[str, Any]) -> bytes:
+    """``message`` as one line of compact JSON, or b"" when it cannot be written again exactly
+    (a number beyond a double, a lone surrogate): the caller then sends the original."""
+    try:
+        return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
+    except (ValueError, UnicodeEncodeError):
+        return b""
 
 
 def _error(request_id: RequestId, message: str) -> bytes:
-    return _dumped(JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=CONNECTION_CLOSED, message=message)))
+    error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": _CONNECTION_CLOSED, "message": message}}
+    return _dumped(error) or _dumped({**error, "id": None})
+
+
+def _tool_error(request_id: RequestId, text: str) -> bytes:
+    result = {"content": [{"type": "text", "text": text}], "isError": True}
+    return _dumped({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
 def _failed(message: dict[str, Any]) -> bool:

@@ -40,8 +40,18 @@ _ALL = frozenset({"null", "boolean", "integer", "number", "string", "array", "ob
 _NONE: frozenset[str] = frozenset()
 _EXPANDED = {name: frozenset({name}) for name in _ALL} | {"number": frozenset({"number", "integer"})}
 _STRUCTURES = frozenset({"array", "object"})
-# JSON text repair parses: after JSON whitespace, the bracket that opens an array or an object.
-_JSON_TEXT = {"[": r"^[ \t\n\r]*\[", "{": r"^[ \t\n\r]*\{", "[{": r"^[ \t\n\r]*[[{]"}
+# JSON text repair parses: after JSON whitespace, the bracket that opens an array or an object, or
+# that text stringified once more: a JSON string whose content (after its own whitespace, escaped
+# or not) opens with the bracket, escaped or not.
+_QUOTED = r'"(?: |\\[tnr]|\\u00(?:20|09|0[aAdD]))*'
+_JSON_TEXT = {
+    opening: rf"^[ \t\n\r]*(?:{bracket}|{_QUOTED}(?:{bracket}|{escaped}))"
+    for opening, bracket, escaped in (
+        ("[", r"\[", r"\\u005[bB]"),
+        ("{", r"\{", r"\\u007[bB]"),
+        ("[{", r"[[{]", r"\\u00(?:5[bB]|7[bB])"),
+    )
+}
 _MAX_DEPTH = 64
 _BUDGET = 200_000  # schema nodes one widening may visit; past it, the schema is returned unchanged
 # Regex work counts in the same budget, in node visits of about the same time (a few µs each):

@@ -42,6 +42,7 @@ from typing_extensions import TypedDict as TypedDictType
 from . import integers
 from .annotations import ARRAYS, is_structured, is_typeddict, split_annotated
 from .booleans import StrictBoolish, _StrictBoolish
+from .constraints import float_marker, int_marker, is_strict, split_constraints
 from .floats import LenientFloat, _LenientFloat
 from .integers import LenientInt, _LenientInt
 from .json_values import AcceptJsonText, JsonTextOf
@@ -71,6 +72,8 @@ _BOUNDS = (annotated_types.Ge, annotated_types.Gt, annotated_types.Le, annotated
 _NAMED_INTEGERS: dict[tuple[int | None, int | None], Any] = {}
 _ALIAS_NAMES: dict[Any, str] = {_LenientFloat(): "LenientFloat", _StrictBoolish(): "StrictBoolish"}
 for _name in integers.__all__:
+    if typing.get_origin(getattr(integers, _name)) is not Annotated:  # the module's functions
+        continue
     _marker = typing.get_args(getattr(integers, _name))[1]
     _NAMED_INTEGERS[_marker.ge, _marker.le] = getattr(integers, _name)
     _ALIAS_NAMES[_marker] = _name
@@ -98,7 +101,7 @@ class LenientForm:
     >>> form.kept
     ()
     >>> form.annotation
-    typing.Annotated[list[typing.Annotated[int, _LenientInt(ge=None, le=None)]], AcceptJsonText(...)]
+    typing.Annotated[list[typing.Annotated[int, _LenientInt(ge=None, le=None, multiple_of=None)]], AcceptJsonText(...)]
     """
 
     annotation: Any
@@ -204,8 +207,9 @@ def lenient_tool(function: _F) -> _F:
     parameters = []
     for parameter in signature.parameters.values():
         if parameter.name in hints:
-            annotations[parameter.name] = lenient_annotation(hints[parameter.name])
-            parameter = parameter.replace(annotation=annotations[parameter.name])
+            hint, default = _constraints_from_default(hints[parameter.name], parameter.default)
+            annotations[parameter.name] = lenient_annotation(hint)
+            parameter = parameter.replace(annotation=annotations[parameter.name], default=default)
         parameters.append(parameter)
     returned = hints.get("return", signature.return_annotation)
 
@@ -227,6 +231,19 @@ def lenient_tool(function: _F) -> _F:
         parameters=parameters, return_annotation=returned
     )
     return typing.cast(_F, wrapper)
+
+
+def _constraints_from_default(hint: Any, default: Any) -> tuple[Any, Any]:
+    """A ``Field(None, ge=1)`` default's constraints moved into the annotation, where the mapping
+    puts them in the lenient marker (pydantic would apply them after it, or to an Optional's member,
+    as Python after-validators whose JSON schema uses pydantic's own names)."""
+    if not isinstance(default, FieldInfo):
+        return hint, default
+    split = split_constraints((default,))
+    if not (split.numeric or split.lengths):
+        return hint, default
+    rest = split.rest[0] if split.rest else inspect.Parameter.empty
+    return _with_metadata(hint, (*split.numeric, *split.lengths)), rest
 
 
 if TYPE_CHECKING:
@@ -341,7 +358,7 @@ class _Mapper:
         """The lenient form of ``annotation``. ``text``: arrays and objects also take their JSON text."""
         base, metadata = split_annotated(annotation)
         if any(isinstance(marker, _SCALAR_MARKERS) for marker in metadata):
-            return annotation
+            return _with_bounds_in_marker(annotation, base, metadata)
         if base is bool or base is float or base is int:
             return self.scalar(annotation, base, metadata)
         origin = typing.get_origin(base)
@@ -353,22 +370,27 @@ class _Mapper:
         return annotation
 
     def scalar(self, annotation: Any, base: Any, metadata: tuple[Any, ...]) -> Any:
-        kept = tuple(marker for marker in metadata if marker is not None and not _is_strict(marker))
+        kept = tuple(marker for marker in metadata if marker is not None and not is_strict(marker))
         if base is bool:
             return _with_metadata(StrictBoolish, kept)
-        if base is float:
-            if any(getattr(marker, "allow_inf_nan", False) for marker in _expand(kept, fields=True)):
-                self.kept.append(KeptAsIs(annotation, "it allows NaN and Infinity, which LenientFloat refuses"))
-                return annotation
-            return _with_metadata(LenientFloat, kept)
+        if base is float and any(getattr(marker, "allow_inf_nan", False) for marker in _expand(kept, fields=True)):
+            self.kept.append(KeptAsIs(annotation, "it allows NaN and Infinity, which LenientFloat refuses"))
+            return annotation
         if all(isinstance(marker, _BOUNDS) for marker in _expand(kept)):
             bounds = _inclusive_bounds(_expand(kept))
-            if bounds in _NAMED_INTEGERS:
+            if base is int and bounds in _NAMED_INTEGERS:
                 return _NAMED_INTEGERS[bounds]
-        return _with_metadata(LenientInt, kept)
+        return _with_bounds_in_marker(_with_metadata(base, kept), base, kept)
 
     def union(self, annotation: Any, base: Any, metadata: tuple[Any, ...]) -> Any:
         members = typing.get_args(base)
+        others = [member for member in members if member is not type(None)]
+        split = split_constraints(metadata)
+        if len(others) == 1 and (split.numeric or split.lengths):
+            # pydantic applies constraints on an Optional to its one other member: so does the
+            # mapping, where they can ride in that member's marker and be advertised on it.
+            inner = _with_metadata(others[0], (*split.numeric, *split.lengths))
+            return self.map(_with_metadata(typing.Optional[inner], split.rest))
         takes_strings = [member for member in members if _takes_strings(member)]
         mapped = [
             member if takes_strings and _is_scalar(member) else self.map(member, text=not takes_strings)
@@ -515,6 +537,29 @@ class _Mapper:
             self.kept.append(KeptAsIs(annotation, f"{base.__name__} is a NewType; write its lenient form by hand"))
 
 
+def _with_bounds_in_marker(annotation: Any, base: Any, metadata: tuple[Any, ...]) -> Any:
+    """``annotation`` (a lenient int or float) with the numeric bounds written after its marker moved
+    into it: checked natively rather than by pydantic's Python after-validators, and advertised by
+    the marker as standard JSON Schema on the branches they apply to."""
+    split = split_constraints(metadata)
+    markers = [marker for marker in split.rest if isinstance(marker, (_LenientInt, _LenientFloat))]
+    others = tuple(marker for marker in split.rest if not isinstance(marker, (_LenientInt, _LenientFloat)))
+    if len(markers) > 1 or (not markers and base not in (int, float)) or isinstance(base, bool):
+        return annotation
+    own = markers[0] if markers else None
+    if base is int and (own is None or isinstance(own, _LenientInt)):
+        marker: Any = int_marker(split.numeric, own)
+    elif base is float and (own is None or own == _LenientFloat()):
+        marker = float_marker(split.numeric)
+    else:
+        return annotation
+    if marker is None:  # a bound the marker cannot hold: pydantic keeps checking it after the marker
+        return _with_metadata(LenientInt if base is int else LenientFloat, metadata) if own is None else annotation
+    if not split.numeric and own is not None:
+        return annotation
+    return _with_metadata(base, (marker, *split.lengths, *others))
+
+
 def _with_metadata(base: Any, metadata: tuple[Any, ...]) -> Any:
     if not metadata:
         return base
@@ -611,15 +656,15 @@ _FIELD_ATTRIBUTES = ("alias", "title", "description", "examples", "pattern")
 def render_annotation(annotation: Any) -> str:
     """``annotation`` as source text, with lenient markers written as the names users import.
 
-    ``render_annotation(lenient_annotation(Optional[Annotated[int, Field(ge=1)]]))`` is
-    ``"Optional[Annotated[LenientInt, Field(ge=1)]]"``; a generated lenient model is written as
+    ``render_annotation(lenient_annotation(Optional[Annotated[int, Field(ge=1, le=500)]]))`` is
+    ``"Optional[Annotated[LenientInt, Field(ge=1, le=500)]]"``; a generated lenient model is written as
     ``Lenient[Model]``. Annotated-types constraints are written as one ``Field(...)``.
 
     >>> from typing import Annotated, Optional
     >>> from pydantic import Field
     >>> from pydantic_lenient import lenient_annotation, render_annotation
-    >>> render_annotation(lenient_annotation(Optional[Annotated[int, Field(ge=1)]]))
-    'Optional[Annotated[LenientInt, Field(ge=1)]]'
+    >>> render_annotation(lenient_annotation(Optional[Annotated[int, Field(ge=1, le=500)]]))
+    'Optional[Annotated[LenientInt, Field(ge=1, le=500)]]'
     """
     base, metadata = split_annotated(annotation)
     if metadata:
@@ -646,6 +691,19 @@ def render_annotation(annotation: Any) -> str:
 
 def _render_annotated(base: Any, metadata: tuple[Any, ...]) -> str:
     rest = [marker for marker in metadata if not isinstance(marker, NullText)]  # only Lenient[...] adds it
+    if rest and isinstance(rest[0], (_LenientInt, _LenientFloat)) and rest[0] not in _ALIAS_NAMES:
+        # Bounds the mapping moved into the marker: written as they would be by hand.
+        marker = rest.pop(0)
+        head = "LenientInt" if isinstance(marker, _LenientInt) else "LenientFloat"
+        keywords = [
+            f"{bound.name}={getattr(marker, bound.name)!r}"
+            for bound in dataclasses.fields(marker)
+            if getattr(marker, bound.name) is not None
+        ]
+        if rest and isinstance(rest[0], FieldInfo):
+            keywords.append(_render_marker(rest.pop(0))[len("Field(") : -1])
+        parts = [f"Field({', '.join(keyword for keyword in keywords if keyword)})", *_render_metadata(tuple(rest))]
+        return f"Annotated[{head}, {', '.join(parts)}]"
     if rest and isinstance(rest[0], (_LenientInt, _LenientFloat, _StrictBoolish)) and rest[0] in _ALIAS_NAMES:
         head = _ALIAS_NAMES[rest.pop(0)]
     elif rest and rest[-1] == AcceptJsonText():
