@@ -162,7 +162,7 @@ def test_every_suggestion_is_what_the_mapping_gives() -> None:
         Finding(
             "note",
             "strict_tool.either",
-            "int | str",
+            "Annotated[int, ExactNumber()] | str",
             "",
             reason="str already takes any string, so a string such as '1' could be meant for either member",
         )

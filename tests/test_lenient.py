@@ -6,6 +6,7 @@ import enum
 import inspect
 import json
 import re
+import typing
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
@@ -28,17 +29,18 @@ from pydantic_lenient import (
     LenientUInt,
     StrictBoolish,
 )
+from pydantic_lenient.types.exact_leaves import DigitText, ExactNumber, FromText
 from pydantic_lenient.types.integers import _LenientInt
 from pydantic_lenient.types.mapping import (
     KeptAsIs,
     Lenient,
-    NullText,
     lenient_annotation,
     lenient_form,
     lenient_model,
     lenient_tool,
-    render_annotation,
 )
+from pydantic_lenient.types.null_text import NullText
+from pydantic_lenient.types.rendering import render_annotation
 
 from .cases import Case, invalid_params, valid_params
 from .strategies import any_input, boolean_strings, json_values
@@ -122,21 +124,34 @@ UNCHANGED = [
     str,
     bytes,
     Literal["a", "b"],
-    Literal[1, 2],
     Color,
-    Level,
-    datetime.date,
-    datetime.datetime,
-    uuid.UUID,
     Decimal,
     Any,
     Optional[str],
     JsonText,
     LenientInt,
     Optional[JsonText],
-    Optional[Union[int, str]],
     UserId,
 ]
+
+# Leaves the mapping does not widen, made exact: they take nothing their schema refuses (issue 23, item 6).
+MADE_EXACT = [
+    pytest.param(Literal[1, 2], Annotated[Literal[1, 2], DigitText()], id="int-Literal"),
+    pytest.param(Level, Annotated[Level, DigitText()], id="IntEnum"),
+    pytest.param(datetime.date, Annotated[datetime.date, FromText()], id="date"),
+    pytest.param(datetime.datetime, Annotated[datetime.datetime, FromText()], id="datetime"),
+    pytest.param(uuid.UUID, Annotated[uuid.UUID, FromText()], id="UUID"),
+    pytest.param(Union[int, str], Union[Annotated[int, ExactNumber()], str], id="int-or-str"),
+    pytest.param(
+        Optional[Union[int, str]], Optional[Union[Annotated[int, ExactNumber()], str]], id="Optional-int-or-str"
+    ),
+]
+
+
+@pytest.mark.parametrize(("annotation", "expected"), MADE_EXACT)
+def test_a_leaf_left_unwidened_is_made_exact(annotation: Any, expected: Any) -> None:
+    assert lenient_annotation(annotation) == expected
+    assert lenient_annotation(expected) == expected  # the mapping is idempotent
 
 
 @pytest.mark.parametrize("annotation", UNCHANGED, ids=lambda annotation: render_annotation(annotation))
@@ -155,7 +170,7 @@ def test_everything_else_stays_exactly_as_it_is(annotation: Any) -> None:
 )
 def test_what_cannot_be_made_lenient_stays_and_says_why(annotation: Any, reason: str) -> None:
     form = lenient_form(annotation)
-    assert form.annotation is annotation
+    assert form.annotation is annotation or typing.get_origin(annotation) is Union  # members made exact
     assert len(form.kept) == 1
     assert form.kept[0].annotation is annotation
     assert form.kept[0].reason.startswith(reason)
@@ -440,7 +455,7 @@ def test_the_string_null_is_none_where_nothing_else_takes_a_string(annotation: A
 
 @pytest.mark.parametrize("annotation", [Optional[str], Optional[JsonText], Optional[Union[int, str]]], ids=str)
 def test_a_field_that_takes_strings_keeps_null_as_a_string(annotation: Any) -> None:
-    assert lenient_annotation(annotation) is annotation
+    assert NullText() not in typing.get_args(lenient_annotation(annotation))
     assert TypeAdapter(lenient_annotation(annotation)).validate_python("null") == "null"
 
 

@@ -15,6 +15,7 @@ from .schema.catalog import ToolSpec, tool_catalog, tool_specs
 from .schema.styles import STYLES, LenientJsonSchema, Style, apply_style, generator_for
 from .schema.targets import TARGETS, Target, TargetSchema, input_schema, target_schema, to_target
 from .types.booleans import StrictBoolish
+from .types.exact_leaves import DigitText, ExactNumber, FromText
 from .types.floats import LenientFloat
 from .types.integers import (
     LenientI8,
@@ -41,13 +42,13 @@ from .types.mapping import (
     KeptAsIs,
     Lenient,
     LenientForm,
-    NullText,
     lenient_annotation,
     lenient_form,
     lenient_model,
     lenient_tool,
-    render_annotation,
 )
+from .types.null_text import NullText
+from .types.rendering import render_annotation
 
 __all__ = (
     "DEFAULT_MAX_DEPTH",
@@ -55,7 +56,10 @@ __all__ = (
     "STYLES",
     "TARGETS",
     "AcceptJsonText",
+    "DigitText",
+    "ExactNumber",
     "Finding",
+    "FromText",
     "JsonText",
     "JsonTextOf",
     "KeptAsIs",

@@ -5,23 +5,19 @@ reports a problem with what a command was given.
 from __future__ import annotations
 
 import json
-import os
-import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 __all__ = (
-    "MAX_INPUT_BYTES",
+    "MAX_JSON_FILE_BYTES",
     "PROGRAM",
     "CommandError",
     "check_printable",
-    "check_regular_file",
     "json_text",
     "one_line",
     "print_json",
     "read_arguments",
-    "read_input_file",
     "read_json_file",
     "write",
 )
@@ -55,11 +51,11 @@ def _parse_json(text: str, what: str) -> Any:
 def read_arguments(text: str) -> dict[str, Any]:
     """A call's ARGUMENTS_JSON (or ``-``: stdin), which must be a JSON object."""
     try:
-        source = sys.stdin.read(MAX_INPUT_BYTES + 1) if text == "-" else text
+        source = sys.stdin.read(MAX_JSON_FILE_BYTES + 1) if text == "-" else text
     except (OSError, ValueError) as error:
         raise CommandError(f"cannot read ARGUMENTS from stdin: {error}") from None
-    if len(source) > MAX_INPUT_BYTES:
-        raise CommandError(f"ARGUMENTS on stdin are longer than {MAX_INPUT_BYTES // (1024 * 1024)} Mi characters")
+    if len(source) > MAX_JSON_FILE_BYTES:  # stdin from /dev/zero, or a runaway producer
+        raise CommandError(f"ARGUMENTS on stdin are longer than {MAX_JSON_FILE_BYTES:,} characters")
     call = _parse_json(source, "ARGUMENTS")
     if not isinstance(call, dict):
         raise CommandError(f"ARGUMENTS must be a JSON object, not {type(call).__name__}")
@@ -109,47 +105,24 @@ def print_json(document: Any) -> None:
     write(text, None)
 
 
-# The most a command reads from one input file or stdin: far more than any schema, rules or stats
-# file holds, and little enough that /dev/zero or a runaway file is refused instead of filling memory.
-MAX_INPUT_BYTES = 64 * 1024 * 1024
+MAX_JSON_FILE_BYTES = 64 * 1024 * 1024
+"""A JSON file a command reads (``repair --schema``) larger than this is refused unread."""
 
 
-def check_regular_file(path: str, what: str) -> None:
-    """Refuse ``path`` unless it is a regular file of at most `MAX_INPUT_BYTES`: a FIFO would hang
-    the command, and a device such as /dev/zero never ends. Opening does not block on a FIFO."""
-    read_input_file(path, what, read=False)
+def read_json_file(path: str) -> Any:
+    """The JSON document in the file the user named: a regular file (a symlink to one is
+    followed) of at most `MAX_JSON_FILE_BYTES`; a FIFO, a device or a directory is refused
+    unread, so nothing hangs or fills memory."""
+    from pydantic_lenient.normalizer.stats import read_regular_file
 
-
-def read_input_file(path: str, what: str, *, read: bool = True) -> bytes:
-    """The bytes of the regular file ``path`` (``what`` names it in errors), up to `MAX_INPUT_BYTES`."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        text = read_regular_file(path, MAX_JSON_FILE_BYTES, follow_symlinks=True).decode("utf-8")
     except OSError as error:
-        raise CommandError(f"cannot read {what} {path}: {error.strerror}") from None
-    status = os.fstat(descriptor)
-    if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_INPUT_BYTES or not read:
-        os.close(descriptor)
-        if not stat.S_ISREG(status.st_mode):
-            raise CommandError(f"cannot read {what} {path}: not a regular file (a folder, FIFO or device)")
-        if status.st_size > MAX_INPUT_BYTES:
-            raise CommandError(f"cannot read {what} {path}: larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
-        return b""
-    with os.fdopen(descriptor, "rb") as file:
-        try:
-            data = file.read(MAX_INPUT_BYTES + 1)
-        except OSError as error:
-            raise CommandError(f"cannot read {what} {path}: {error.strerror}") from None
-    if len(data) > MAX_INPUT_BYTES:  # it grew while being read
-        raise CommandError(f"cannot read {what} {path}: larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
-    return data
-
-
-def read_json_file(path: str, what: str = "file") -> Any:
-    data = read_input_file(path, what)
-    try:
-        text = data.decode("utf-8")
-    except ValueError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
         raise CommandError(f"{path} is not UTF-8 text: {error}") from None
+    except ValueError as error:  # not a regular file, or too large
+        raise CommandError(f"cannot read {path}: {error}") from None
     return _parse_json(text, path)
 
 

@@ -23,7 +23,6 @@ from ._io import (
     PROGRAM,
     CommandError,
     check_printable,
-    check_regular_file,
     json_text,
     one_line,
     print_json,
@@ -85,8 +84,6 @@ def _catalog_in_child(target: str, style: str, schema_target: str, check: bool) 
 def _normalize(arguments: argparse.Namespace) -> int:
     from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer, RuleError
 
-    if arguments.rules:
-        check_regular_file(arguments.rules, "rules file")
     try:
         normalizer = Normalizer.from_file(arguments.rules) if arguments.rules else Normalizer()
     except RuleError as error:
@@ -104,7 +101,6 @@ def _normalize(arguments: argparse.Namespace) -> int:
 def _stats(arguments: argparse.Namespace) -> int:
     from pydantic_lenient.normalizer.stats import StatsFileError, load_stats
 
-    check_regular_file(arguments.file, "stats file")
     try:
         stats = load_stats(arguments.file)
     except StatsFileError as error:
@@ -143,7 +139,7 @@ def _repair(arguments: argparse.Namespace) -> int:
     """Exit 0 when the repaired arguments are valid, 1 when they are still invalid (with the
     reasons on stderr), 2 for bad input: a schema the validator cannot use, arguments that are not
     a JSON object."""
-    schema = _schema_for(read_json_file(arguments.schema, "schema"), arguments.tool, arguments.schema)
+    schema = _schema_for(read_json_file(arguments.schema), arguments.tool, arguments.schema)
     call = read_arguments(arguments.arguments)
     try:
         from pydantic_lenient.repair.engine import Repairer

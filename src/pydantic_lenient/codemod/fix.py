@@ -42,20 +42,15 @@ from pydantic import BaseModel
 
 from pydantic_lenient.schema.catalog import is_fastmcp_server, is_official_sdk_server, is_tool_object, run_sync
 from pydantic_lenient.schema.loading import load_target
-from pydantic_lenient.types.annotations import split_annotated
+from pydantic_lenient.types.annotations import UNION_TYPES, split_annotated, with_metadata
 from pydantic_lenient.types.booleans import _StrictBoolish
 from pydantic_lenient.types.floats import LenientFloat, _LenientFloat
 from pydantic_lenient.types.integers import LenientInt, _LenientInt
 from pydantic_lenient.types.json_values import AcceptJsonText
-from pydantic_lenient.types.mapping import (
-    _ALIAS_NAMES,
-    _ORIGINALS,
-    _UNION_TYPES,
-    NullText,
-    _with_metadata,
-    lenient_annotation,
-    render_annotation,
-)
+from pydantic_lenient.types.lenient_classes import ORIGINALS
+from pydantic_lenient.types.mapping import lenient_annotation
+from pydantic_lenient.types.null_text import NullText
+from pydantic_lenient.types.rendering import ALIAS_NAMES, render_annotation
 
 __all__ = ("FixError", "FixResult", "fix_file", "fix_source")
 
@@ -67,7 +62,9 @@ _IMPORTS = {
     "Any": "typing",
     "Field": "pydantic",
 }
-_LENIENT_NAMES = frozenset({*_ALIAS_NAMES.values(), "Lenient", "LenientJson"})
+_LENIENT_NAMES = frozenset(
+    {*ALIAS_NAMES.values(), "Lenient", "LenientJson", "DigitText", "ExactNumber", "FromText", "NullText"}
+)
 
 
 class FixError(Exception):
@@ -400,16 +397,16 @@ class _Rewriter(cst.CSTTransformer):
         if new_metadata and isinstance(new_metadata[-1], NullText) and NullText() not in metadata:
             # What source can say is Optional[LenientInt], which refuses the string "null" (README).
             new_metadata = new_metadata[:-1]
-            lenient = _with_metadata(new_base, new_metadata)
+            lenient = with_metadata(new_base, new_metadata)
         if lenient is hint or lenient == hint:
             return node
         if new_metadata and new_metadata[-1] == AcceptJsonText() and AcceptJsonText() not in metadata:
-            inner = _with_metadata(new_base, new_metadata[:-1])
-            if not new_metadata[:-1] and new_base in _ORIGINALS and new_base is not base:
+            inner = with_metadata(new_base, new_metadata[:-1])
+            if not new_metadata[:-1] and new_base in ORIGINALS and new_base is not base:
                 return self._subscript("Lenient", node)
             return self._subscript("LenientJson", self._rewrite(node, hint, inner))
         if new_metadata and isinstance(new_metadata[0], (_LenientInt, _LenientFloat, _StrictBoolish)):
-            alias = _ALIAS_NAMES.get(new_metadata[0])
+            alias = ALIAS_NAMES.get(new_metadata[0])
             if alias is not None and new_metadata[1:] == metadata:
                 if not metadata:
                     return self._name(alias)
@@ -421,7 +418,7 @@ class _Rewriter(cst.CSTTransformer):
             if alias is None and self._annotated_parts(node) is not None:
                 # Bounds the mapping moves into the marker: the source keeps its Field(...) as written.
                 name = "LenientInt" if isinstance(new_metadata[0], _LenientInt) else "LenientFloat"
-                as_written = _with_metadata(LenientInt if name == "LenientInt" else LenientFloat, metadata)
+                as_written = with_metadata(LenientInt if name == "LenientInt" else LenientFloat, metadata)
                 if render_annotation(lenient_annotation(as_written)) == render_annotation(lenient):
                     return self._with_first_element(node, self._name(name))
         if metadata and metadata == new_metadata and self._annotated_parts(node) is not None:
@@ -437,7 +434,7 @@ class _Rewriter(cst.CSTTransformer):
     def _rewrite_structure(self, node: cst.BaseExpression, hint: Any, lenient: Any) -> cst.BaseExpression | None:
         origin, new_origin = typing.get_origin(hint), typing.get_origin(lenient)
         arguments, new_arguments = typing.get_args(hint), typing.get_args(lenient)
-        if origin in _UNION_TYPES and new_origin in _UNION_TYPES:
+        if origin in UNION_TYPES and new_origin in UNION_TYPES:
             return self._rewrite_union(node, arguments, new_arguments)
         if origin is None or origin is not new_origin or len(arguments) != len(new_arguments):
             return None
@@ -572,5 +569,5 @@ def _is_lenient_as_written(hint: Any, lenient: Any) -> bool:
     """Whether ``hint`` already is the lenient annotation, written with its bounds after the marker."""
     without_null_text = split_annotated(lenient)
     if without_null_text[1] and isinstance(without_null_text[1][-1], NullText):
-        lenient = _with_metadata(without_null_text[0], without_null_text[1][:-1])
+        lenient = with_metadata(without_null_text[0], without_null_text[1][:-1])
     return render_annotation(hint) == render_annotation(lenient)

@@ -1,4 +1,5 @@
-"""A web page over a log directory: the Normalizer and Error Patterns views.
+"""A web page over a log directory that leads with what to fix: the ranked error patterns, each with
+its suggested rule or annotation, and the rules file to copy; then the calls and the normalizer.
 
     pydantic-lenient dashboard LOG_DIR                 # http://127.0.0.1:8765/TOKEN/, reading LOG_DIR live
     pydantic-lenient dashboard LOG_DIR --html out.html # the same page as one self-contained file
@@ -12,6 +13,9 @@ port (a page that rebinds its own name to 127.0.0.1 sends its name), under a pat
 made for this run (as Jupyter does: another site cannot guess it), with no CORS header; idle
 connections are closed after ``idle_timeout`` seconds. The data it sends is bounded (`PAGE_ROWS`
 rows a table, `PAGE_HOURS` hours a chart), whatever the log directory holds.
+
+Its charts share one window of whole hours (`MIN_WINDOW_HOURS` to `PAGE_HOURS`), ending at the
+current hour, with every hour in it, so a chart shows a trend even when one hour holds all the data.
 """
 
 from __future__ import annotations
@@ -26,17 +30,18 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from .auditlog import read_audit_log
 from .logdir import LogDirError
 from .stats_file import load_outcomes
-from .suggestions import rules_document, suggest
+from .suggestions import Suggestion, rules_document, suggest
 
 __all__ = (
     "DEFAULT_HOST",
     "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_PORT",
+    "MIN_WINDOW_HOURS",
     "PAGE_HOURS",
     "PAGE_ROWS",
     "DashboardServer",
@@ -53,38 +58,121 @@ PAGE_ROWS = 500
 """Rows the data sends at most for each table: the most counted patterns, tools and pairs."""
 PAGE_HOURS = 168
 """Hourly buckets the data sends at most for each chart: the latest."""
+MIN_WINDOW_HOURS = 24
+"""Hours the charts' window spans at least, whatever the log directory holds."""
+_HOUR = 3600.0
 _DATA_MARKER = "/*DASHBOARD-DATA*/null"
 # The page's own policy: its inline script and style, requests to its own origin, nothing else.
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:"
 
 
 def dashboard_data(log_dir: str | os.PathLike[str], *, min_count: int = 3, recent: int = 100) -> dict[str, Any]:
-    """What the page shows: the saved outcomes, the latest audit entries and the suggestions.
+    """What the page shows: the ranked error patterns with their fixes (``fixes``), the calls per
+    hour over the charts' window (``window``, ``trend``), the saved outcomes, the latest audit
+    entries and the suggestions.
 
     Raises `LogDirError`, naming the file, for a log directory that cannot be read.
     """
     stats = load_outcomes(log_dir)
     suggestions = suggest(stats, min_count=min_count)
+    generated_at = time.time()
+    outcomes = _bounded(stats.model_dump(mode="json"))
+    window = _window(outcomes, generated_at)
     return {
         "log_dir": str(log_dir),
-        "generated_at": time.time(),
-        "outcomes": _bounded(stats.model_dump(mode="json")),
-        "recent": [entry.model_dump(mode="json") for entry in read_audit_log(log_dir, limit=recent)],
-        "suggestions": [
-            {
-                "kind": suggestion.kind,
-                "tool": suggestion.tool,
-                "param": suggestion.param,
-                "evidence": suggestion.evidence,
-                "reason": suggestion.reason,
-                "text": str(suggestion),
-                "rule": suggestion.rule,
-            }
-            for suggestion in suggestions
+        "generated_at": generated_at,
+        "window": {"start": window.start, "hours": window.hours},
+        "trend": [
+            {"start": start, "ok": ok, "refused": refused, "error": error}
+            for start, ok, refused, error in zip(
+                window.starts(),
+                *(window.counts(outcomes["hourly"], status) for status in ("ok", "refused", "error")),
+                strict=True,
+            )
         ],
+        "fixes": _fixes(outcomes["patterns"], suggestions, window),
+        "outcomes": outcomes,
+        "recent": [entry.model_dump(mode="json") for entry in read_audit_log(log_dir, limit=recent)],
+        "suggestions": [_suggestion_data(suggestion) for suggestion in suggestions],
         "rules": rules_document(suggestions),
         "min_count": min_count,
     }
+
+
+def _suggestion_data(suggestion: Suggestion) -> dict[str, Any]:
+    return {
+        "kind": suggestion.kind,
+        "tool": suggestion.tool,
+        "param": suggestion.param,
+        "evidence": suggestion.evidence,
+        "reason": suggestion.reason,
+        "text": str(suggestion),
+        "rule": suggestion.rule,
+        "annotation": suggestion.annotation,
+        "replacement": suggestion.replacement,
+    }
+
+
+class _Window(NamedTuple):
+    """The charts' hours: ``hours`` buckets from ``start``, one an hour."""
+
+    start: float
+    hours: int
+
+    def starts(self) -> list[float]:
+        return [self.start + index * _HOUR for index in range(self.hours)]
+
+    def counts(self, buckets: list[dict[str, Any]], key: str) -> list[int]:
+        """``buckets``' ``key`` by hour of the window, zero where no bucket is; buckets outside it are left out."""
+        counts = [0] * self.hours
+        for bucket in buckets:
+            # Floor division, not (start - self.start) / _HOUR: exact for any float start, even 1e20.
+            index = int((float(bucket["start"]) - self.start) // _HOUR)
+            if 0 <= index < self.hours:
+                counts[index] += int(bucket.get(key, 0))
+        return counts
+
+
+def _window(outcomes: dict[str, Any], now: float) -> _Window:
+    """From the first recorded hour (at least `MIN_WINDOW_HOURS`, at most `PAGE_HOURS` back) to the
+    current hour, or to the latest recorded one if that is later (a clock set back)."""
+    starts = [float(bucket["start"]) for bucket in outcomes["hourly"]]
+    starts += [float(bucket["start"]) for pattern in outcomes["patterns"] for bucket in pattern["hourly"]]
+    end = max([now // _HOUR * _HOUR, *starts])
+    first = min(starts, default=end)
+    hours = min(PAGE_HOURS, max(MIN_WINDOW_HOURS, int((end - first) // _HOUR) + 1))
+    return _Window(end - (hours - 1) * _HOUR, hours)
+
+
+def _fixes(patterns: list[dict[str, Any]], suggestions: list[Suggestion], window: _Window) -> list[dict[str, Any]]:
+    """The error patterns, most refused first (then most recent), each with the index in
+    ``suggestions`` of the rule or annotation that fixes it (``null`` when none is suggested yet) and
+    its refusals by hour of the window."""
+
+    def fixes(suggestion: Suggestion, pattern: dict[str, Any]) -> bool:
+        if suggestion.tool != pattern["tool"]:
+            return False
+        # An alias fixes both sides of the pair: the unknown name sent and the missing name it meant.
+        names = {suggestion.param, (suggestion.rule or {}).get("to")}
+        return pattern["param"] in names
+
+    ranked = sorted(patterns, key=lambda pattern: (-pattern["count"], -pattern["last_seen"]))
+    return [
+        {
+            "tool": pattern["tool"],
+            "param": pattern["param"],
+            "error_type": pattern["error_type"],
+            "shape": pattern["shape"],
+            "count": pattern["count"],
+            "first_seen": pattern["first_seen"],
+            "last_seen": pattern["last_seen"],
+            "hourly": window.counts(pattern["hourly"], "count"),
+            "suggestion": next(
+                (index for index, suggestion in enumerate(suggestions) if fixes(suggestion, pattern)), None
+            ),
+        }
+        for pattern in ranked
+    ]
 
 
 def _bounded(outcomes: dict[str, Any]) -> dict[str, Any]:

@@ -48,7 +48,7 @@ from pydantic_lenient.types.integers import (
     advertised_digit_patterns,
     narrowed_digit_pattern,
 )
-from pydantic_lenient.types.mapping import pattern_with_null
+from pydantic_lenient.types.null_text import pattern_with_null
 
 from .subschemas import Schema, transform_bottom_up
 

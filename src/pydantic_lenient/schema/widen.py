@@ -286,6 +286,20 @@ def _alternatives(location: frozenset[str] | None, here: frozenset[str]) -> list
     return forms
 
 
+def _listed_by_every_branch(branches: list[Any]) -> dict[str, Any]:
+    """``{"enum": [...]}`` with every value the branches list, when each branch is an ``enum`` or a
+    ``const`` (so the whole ``oneOf`` admits only their spellings), else ``{}``."""
+    listed: list[Any] = []
+    for branch in branches:
+        if isinstance(branch, Mapping) and "const" in branch:
+            listed.append(branch["const"])
+        elif isinstance(branch, Mapping) and isinstance(branch.get("enum"), list):
+            listed.extend(branch["enum"])
+        else:
+            return {}
+    return {"enum": listed}
+
+
 def _spelling_only_listed_values(node: Mapping[str, Any], forms: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """At an ``enum`` or ``const``, a number or boolean string form admits only the listed values'
     spellings: a pattern for every number would let ``"0"`` match ``{"enum": [1]}`` on the host, where
@@ -393,8 +407,15 @@ class _Widener:
         if depth > _MAX_DEPTH:
             raise _TooComplex
         self.reader._spend()
-        forms = _alternatives(location, self.reader.types(node)) if not _REFUSES_STRINGS.isdisjoint(node) else []
+        one_of = node.get("oneOf")
+        # A oneOf is widened as a whole: a string form on each branch would lose what tells the
+        # branches apart (a bound, another branch taking strings), so a string could match two
+        # branches where repair's value matches one.
+        own_forms = not _REFUSES_STRINGS.isdisjoint(node) or isinstance(one_of, list)
+        forms = _alternatives(location, self.reader.types(node)) if own_forms else []
         forms = _spelling_only_listed_values(node, forms)
+        if isinstance(one_of, list):
+            forms = _spelling_only_listed_values(_listed_by_every_branch(one_of), forms)
         wrapped = bool(forms) and id(node) not in self.pinned
         inner_location = None if wrapped else location
         result: dict[str, Any] = {}

@@ -13,10 +13,18 @@ from typing import Any, NamedTuple
 import annotated_types
 from pydantic.fields import FieldInfo
 
-from .floats import _LenientFloat
-from .integers import _LenientInt
+from .annotations import with_metadata
+from .floats import LenientFloat, _LenientFloat
+from .integers import LenientInt, _LenientInt
 
-__all__ = ("SplitConstraints", "float_marker", "int_marker", "is_strict", "split_constraints")
+__all__ = (
+    "SplitConstraints",
+    "float_marker",
+    "int_marker",
+    "is_strict",
+    "split_constraints",
+    "with_bounds_in_marker",
+)
 
 _NUMERIC = (annotated_types.Ge, annotated_types.Gt, annotated_types.Le, annotated_types.Lt, annotated_types.MultipleOf)
 _LENGTHS = (annotated_types.MinLen, annotated_types.MaxLen)
@@ -119,3 +127,26 @@ def float_marker(numeric: tuple[Any, ...]) -> _LenientFloat | None:
 
 def _tighter(current: Any, new: Any, pick: Any) -> Any:
     return new if current is None else pick(current, new)
+
+
+def with_bounds_in_marker(annotation: Any, base: Any, metadata: tuple[Any, ...]) -> Any:
+    """``annotation`` (a lenient int or float) with the numeric bounds written after its marker moved
+    into it: checked natively rather than by pydantic's Python after-validators, and advertised by
+    the marker as standard JSON Schema on the branches they apply to."""
+    split = split_constraints(metadata)
+    markers = [marker for marker in split.rest if isinstance(marker, (_LenientInt, _LenientFloat))]
+    others = tuple(marker for marker in split.rest if not isinstance(marker, (_LenientInt, _LenientFloat)))
+    if len(markers) > 1 or (not markers and base not in (int, float)) or isinstance(base, bool):
+        return annotation
+    own = markers[0] if markers else None
+    if base is int and (own is None or isinstance(own, _LenientInt)):
+        marker: Any = int_marker(split.numeric, own)
+    elif base is float and (own is None or own == _LenientFloat()):
+        marker = float_marker(split.numeric)
+    else:
+        return annotation
+    if marker is None:  # a bound the marker cannot hold: pydantic keeps checking it after the marker
+        return with_metadata(LenientInt if base is int else LenientFloat, metadata) if own is None else annotation
+    if not split.numeric and own is not None:
+        return annotation
+    return with_metadata(base, (marker, *split.lengths, *others))
