@@ -14,6 +14,7 @@ __all__ = (
     "PROGRAM",
     "CommandError",
     "check_printable",
+    "json_text",
     "one_line",
     "print_json",
     "read_arguments",
@@ -50,9 +51,11 @@ def _parse_json(text: str, what: str) -> Any:
 def read_arguments(text: str) -> dict[str, Any]:
     """A call's ARGUMENTS_JSON (or ``-``: stdin), which must be a JSON object."""
     try:
-        source = sys.stdin.read() if text == "-" else text
+        source = sys.stdin.read(MAX_JSON_FILE_BYTES + 1) if text == "-" else text
     except (OSError, ValueError) as error:
         raise CommandError(f"cannot read ARGUMENTS from stdin: {error}") from None
+    if len(source) > MAX_JSON_FILE_BYTES:  # stdin from /dev/zero, or a runaway producer
+        raise CommandError(f"ARGUMENTS on stdin are longer than {MAX_JSON_FILE_BYTES:,} characters")
     call = _parse_json(source, "ARGUMENTS")
     if not isinstance(call, dict):
         raise CommandError(f"ARGUMENTS must be a JSON object, not {type(call).__name__}")
@@ -121,6 +124,19 @@ def read_json_file(path: str) -> Any:
     except ValueError as error:  # not a regular file, or too large
         raise CommandError(f"cannot read {path}: {error}") from None
     return _parse_json(text, path)
+
+
+def json_text(document: Any) -> str:
+    """``document`` as indented JSON text that any output can carry: non-ASCII text as it is, unless
+    the document holds a lone surrogate (JSON can escape one, no encoding can write it), which is
+    then escaped with the rest."""
+    try:
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        if not _encodable(text):
+            text = json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+    except (RecursionError, ValueError) as error:
+        raise CommandError(f"cannot print the result as JSON: {type(error).__name__}") from None
+    return text
 
 
 def one_line(text: str) -> str:

@@ -10,52 +10,75 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from pydantic_lenient.schema.loading import TargetError, load_target
+from pydantic_lenient.schema.loading import TargetError
 
-from ._io import PROGRAM, CommandError, check_printable, one_line, print_json, read_arguments, read_json_file, write
+from ._io import (
+    PROGRAM,
+    CommandError,
+    check_printable,
+    json_text,
+    one_line,
+    print_json,
+    read_arguments,
+    read_json_file,
+    write,
+)
 
 __all__ = ("format_stats",)
 
 
 def _catalog(arguments: argparse.Namespace) -> int:
-    from pydantic_lenient.schema.audit import audit, format_findings
-    from pydantic_lenient.schema.catalog import tool_catalog
-
-    try:
-        tools = load_target(arguments.target)
-    except TargetError as error:
-        raise CommandError(str(error)) from None
-    try:
-        catalog = tool_catalog(tools, style=arguments.style, target=arguments.schema_target)
-        losses = _target_losses(tools, arguments.style, arguments.schema_target)
-        findings = audit(tools) if arguments.check else []
-    except Exception as error:  # a tool whose model or schema cannot be built
-        raise CommandError(f"{arguments.target}: {type(error).__name__}: {error}") from None
-    write(json.dumps(catalog, indent=2, ensure_ascii=False) + "\n", arguments.output)
-    for line in losses:
+    result = _catalog_in_child(arguments.target, arguments.style, arguments.schema_target, arguments.check)
+    if "error" in result:
+        raise CommandError(result["error"])
+    write(json_text(result["catalog"]), arguments.output)
+    for line in result["losses"]:
         print(line, file=sys.stderr)
     if not arguments.check:
         return 0
-    print(format_findings(findings), file=sys.stderr)
-    return 1 if any(finding.level == "error" for finding in findings) else 0
+    if not result["catalog"].get("tools"):
+        print(
+            f"{PROGRAM}: {arguments.target}: no tools found, so there is nothing the check could pass", file=sys.stderr
+        )
+        return 1
+    print(result["findings"], file=sys.stderr)
+    return 1 if result["failed"] else 0
 
 
-def _target_losses(tools: Any, style: Any, target: Any) -> list[str]:
-    """One ``lost:`` line per place a target could not say what the validator means."""
-    from pydantic_lenient.schema.catalog import tool_specs
-    from pydantic_lenient.schema.targets import target_schema
-
-    if target == "mcp":
-        return []
-    return [
-        f"lost: {spec.name}{loss.location}: {loss.what}"
-        for spec in tool_specs(tools)
-        for loss in target_schema(spec.input_model, target, style=style).losses
-    ]
+def _catalog_in_child(target: str, style: str, schema_target: str, check: bool) -> dict[str, Any]:
+    """What `_catalog_child` builds for ``target``, imported in a child process, so that nothing the
+    target's code does (``os._exit(0)`` included) can pass for a catalog. The child's own output
+    (the target's prints) goes to stderr."""
+    request = {"target": target, "style": style, "schema_target": schema_target, "check": check}
+    with tempfile.TemporaryDirectory(prefix="pydantic-lenient-catalog-") as directory:
+        request_path, result_path = Path(directory, "request.json"), Path(directory, "result.json")
+        request_path.write_text(json.dumps(request), encoding="utf-8")
+        environment = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}
+        child = subprocess.run(
+            [sys.executable, "-m", "pydantic_lenient.cli._catalog_child", str(request_path), str(result_path)],
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+        for output in (child.stdout, child.stderr):
+            if output:
+                sys.stderr.write(output.decode("utf-8", "backslashreplace"))
+        try:
+            result: dict[str, Any] = json.loads(result_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            result = {}
+    if not ("error" in result or "catalog" in result):
+        ending = f"exit code {child.returncode}" if child.returncode >= 0 else f"signal {-child.returncode}"
+        return {"error": f"{target}: the import did not complete: the target's code ended the process ({ending})"}
+    return result
 
 
 def _normalize(arguments: argparse.Namespace) -> int:
@@ -132,7 +155,7 @@ def _repair(arguments: argparse.Namespace) -> int:
         "valid": result.valid,
         "reasons": list(result.reasons),
     }
-    write(json.dumps(output, indent=2, ensure_ascii=False) + "\n", None)
+    write(json_text(output), None)
     sys.stdout.flush()  # the summary line follows the output, also where both go to one pipe
     if result.valid:
         print(f"{PROGRAM}: valid after {len(result.repairs)} repair(s)", file=sys.stderr)
@@ -163,7 +186,7 @@ def _schema_for(document: Any, tool: str | None, source: str) -> Any:
 
 def _fix(arguments: argparse.Namespace) -> int:
     try:
-        from pydantic_lenient.codemod.fix import fix_file
+        from pydantic_lenient.codemod.fix import FixError, fix_file
     except ImportError as error:
         raise CommandError(
             f"fix needs LibCST: pip install 'pydantic-lenient[codemod]'"
@@ -173,11 +196,13 @@ def _fix(arguments: argparse.Namespace) -> int:
         if not Path(path).is_file():
             raise CommandError(f"no such file: {path}")
         try:
-            result = fix_file(path, write=not arguments.diff)
-        except TargetError as error:
+            result = fix_file(path, write=not arguments.diff, follow_symlinks=arguments.follow_symlinks)
+        except (TargetError, FixError) as error:
             raise CommandError(str(error)) from None
         except Exception as error:  # a file that does not parse, or whose tools cannot be read
             raise CommandError(f"{path}: {type(error).__name__}: {error}") from None
+        for name in result.skipped:
+            print(f"{path}: {name}: left alone, its definition cannot be told apart in the source", file=sys.stderr)
         if arguments.diff:
             sys.stdout.write(result.diff())
             continue

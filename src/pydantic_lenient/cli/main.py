@@ -78,9 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     catalog = _command(
         commands,
         "catalog",
-        help="print the MCP tools/list catalog of a module's tools",
+        help="print the MCP tools/list catalog of a module's tools (runs the module's code)",
         description="Print the tools/list catalog (JSON) of TARGET: module, module:attr, or file.py[:attr]. "
-        "Without :attr, TOOLS (or tools) is used, else the module's one server object.",
+        "Without :attr, TOOLS (or tools) is used, else the module's one server object. TARGET is imported, "
+        "so its code runs as the current user, in a child process: a target that exits or is interrupted "
+        "while importing is an error, never an empty success.",
         run=_catalog,
     )
     catalog.add_argument("target", metavar="TARGET")
@@ -93,7 +95,9 @@ def _parser() -> argparse.ArgumentParser:
         help="where the schemas go: MCP hosts (2020-12 or draft-07), or a provider's function calling",
     )
     catalog.add_argument(
-        "--check", action="store_true", help="audit for fields that are not lenient; exit 1 on an error"
+        "--check",
+        action="store_true",
+        help="audit for fields that are not lenient; exit 1 on an error, or when no tools are found",
     )
     catalog.add_argument("--output", metavar="FILE", help="write the catalog to FILE instead of stdout")
 
@@ -143,6 +147,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     fix.add_argument("paths", nargs="+", metavar="PATH", help="a Python file whose tools to fix")
     fix.add_argument("--diff", action="store_true", help="print the change as a unified diff; write nothing")
+    fix.add_argument(
+        "--follow-symlinks", action="store_true", help="fix the file a symlink points to (refused by default)"
+    )
 
     proxy = _command(
         commands,

@@ -3,9 +3,12 @@
 Three limits guard the validator: how deep a schema or arguments may nest (`MAX_NESTING`), how many
 subschemas one value may be checked against (`MAX_FAN_OUT`: an ``anyOf`` of two references to the
 level below, forty levels deep, is 2**40 checks), and how many checks all the arguments of one call
-may take (`MAX_WORK`). `ValidationCost` shows once per schema that no arguments can break the first
-two, or else measures each call's arguments before they reach the validator. A repair's own work
-(schema nodes and values visited) has a separate `Allowance`, and `OverBudget` ends it.
+may take (`MAX_WORK`; matching two keys against one ``patternProperties`` pattern is one check).
+`ValidationCost` shows once per schema that no arguments can break the first two, or else measures
+each call's arguments before they reach the validator; either takes at most `MAX_ANALYSIS` steps,
+so that a schema of any size is measured, or refused, at once. A repair's own work (schema nodes
+and values visited, and a key matched against each pattern) has a separate `Allowance`, and
+`OverBudget` ends it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from .coercions import SCALARS
 from .scopes import Locator, Node, ScopedSchema, _SchemaError
 
 __all__ = (
+    "MAX_ANALYSIS",
     "MAX_FAN_OUT",
     "MAX_NESTING",
     "MAX_WORK",
@@ -35,8 +39,12 @@ MAX_FAN_OUT = 10_000
 """Subschemas one value may be checked against."""
 
 MAX_WORK = 1_000_000
-"""Subschema checks all the arguments of one call may take."""
+"""Subschema checks (and key-against-pattern matches) all the arguments of one call may take."""
 
+MAX_ANALYSIS = 300_000
+"""Steps measuring a schema, or one call's arguments, may take (a step is about a microsecond)."""
+
+_UNDECLARED = object()  # the memo key of every member name that no schema in a state declares
 _IN_PLACE_CYCLE = "the schema has a $ref cycle that never moves into the value"
 _IN_PLACE = ("not", "if", "then", "else")
 _BELOW = (
@@ -96,6 +104,19 @@ def nested_deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
+def _key_count(value: Any) -> int:
+    """How many object members ``value`` holds, at every depth (without recursion)."""
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            count += len(item)
+            stack.extend(child for child in item.values() if child.__class__ not in SCALARS)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(child for child in item if child.__class__ not in SCALARS)
+    return count
+
+
 class _FanOut:
     """The subschemas (with multiplicity) the validator checks one value against, and, memoized,
     those it checks the value's members and items against."""
@@ -105,7 +126,7 @@ class _FanOut:
     def __init__(self, counts: dict[ScopedSchema, int]) -> None:
         self.counts = counts
         self.total = sum(counts.values())
-        self.below: dict[str | None, _FanOut] = {}
+        self.below: dict[object, _FanOut] = {}
 
 
 _NO_FAN_OUT = _FanOut({})
@@ -134,22 +155,30 @@ class ValidationCost:
         self._closures: dict[ScopedSchema, dict[ScopedSchema, int]] = {}
         self._closing: set[ScopedSchema] = set()
         self._descending_cache: dict[ScopedSchema, tuple[list[tuple[str, Node]], frozenset[str]]] = {}
+        self._patterns_cache: dict[ScopedSchema, int] = {}
+        self._analysis = MAX_ANALYSIS
         self.bounded = self._statically_bounded()
+        # Every key may be matched against every pattern: work that grows with the keys, which the
+        # static bound does not see. An over-estimate: all the schema's patterns for each key.
+        self._all_patterns = self._pattern_properties_total()
 
     def too_costly(self, arguments: Any) -> str | None:
         """Why ``arguments`` must not reach the validator (nested too deep, or too many checks), or None."""
         if self.bounded:
-            return (
-                f"the arguments nest deeper than {MAX_NESTING} levels"
-                if nested_deeper_than(arguments, MAX_NESTING)
-                else None
-            )
+            if nested_deeper_than(arguments, MAX_NESTING):
+                return f"the arguments nest deeper than {MAX_NESTING} levels"
+            if self._all_patterns and _key_count(arguments) * self._all_patterns // 2 > MAX_WORK:
+                return f"checking the arguments would take more than {MAX_WORK:,} subschema checks"
+            return None
+        self._analysis = MAX_ANALYSIS
         try:
             stack: list[tuple[Any, _FanOut, int]] = [(arguments, _FanOut(self._closure(self._locator.root)), 0)]
             work = 0
             while stack:
                 value, state, depth = stack.pop()
                 work += state.total
+                if isinstance(value, Mapping):  # each key against each pattern: about half a check each
+                    work += len(value) * self._pattern_count(state) // 2
                 if work > MAX_WORK:
                     return f"checking the arguments would take more than {MAX_WORK:,} subschema checks"
                 if isinstance(value, Mapping):
@@ -168,6 +197,37 @@ class ValidationCost:
                 else f"one value would be checked against more than {MAX_FAN_OUT:,} subschemas"
             )
         return None
+
+    def _spend(self, steps: int) -> None:
+        self._analysis -= steps
+        if self._analysis < 0:
+            raise _TooCostly(f"measuring the schema's work would take more than {MAX_ANALYSIS:,} steps")
+
+    def _pattern_count(self, state: _FanOut) -> int:
+        """The ``patternProperties`` patterns a member name of a value under ``state`` is matched against."""
+        total = 0
+        for node, times in state.counts.items():
+            count = self._patterns_cache.get(node)
+            if count is None:
+                patterns = node.schema.get("patternProperties")
+                count = self._patterns_cache[node] = len(patterns) if isinstance(patterns, Mapping) else 0
+            total += times * count
+        return total
+
+    def _pattern_properties_total(self) -> int:
+        """How many ``patternProperties`` patterns the whole schema holds."""
+        root = self._locator.root
+        stack: list[Any] = [root.schema if isinstance(root, ScopedSchema) else root]
+        total = 0
+        while stack:
+            item = stack.pop()
+            if isinstance(item, Mapping):
+                patterns = item.get("patternProperties")
+                total += len(patterns) if isinstance(patterns, Mapping) else 0
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+        return total
 
     def _in_place(self, node: ScopedSchema) -> list[Node]:
         """The subschemas that apply to the same value as ``node`` (references and combinators)."""
@@ -231,13 +291,17 @@ class ValidationCost:
 
     def _below(self, state: _FanOut, step: str | None) -> _FanOut:
         """The subschemas checked against a member named ``step`` (None: an item) of a value under ``state``."""
-        memo = state.below.get(step)
+        key: object = step
+        if step is not None and not any(step in self._descendants(node)[1] for node in state.counts):
+            key = _UNDECLARED  # every member no node declares meets the same subschemas: measured once
+        memo = state.below.get(key)
         if memo is not None:
             return memo
         counts: dict[ScopedSchema, int] = {}
         for node, times in state.counts.items():
             children, declared = self._descendants(node)
             own = "[]" if step is None else f".{step}" if step in declared else "*"
+            self._spend(len(children))
             for label, child in children:
                 if label == own or (step is not None and label in "~?"):
                     for member, count in self._closure(child).items():
@@ -246,7 +310,7 @@ class ValidationCost:
                 raise _TooCostly
         result = _FanOut(counts) if counts else _NO_FAN_OUT
         if len(state.below) < 1_000:
-            state.below[step] = result
+            state.below[key] = result
         return result
 
     def _descendants(self, node: ScopedSchema) -> tuple[list[tuple[str, Node]], frozenset[str]]:

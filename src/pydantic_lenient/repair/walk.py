@@ -14,7 +14,7 @@ from typing import Any
 
 from .budget import Allowance, OverBudget
 from .coercions import SCALARS, coerce, json_type
-from .reader import NodeReader, fold
+from .reader import NodeReader, fold, matching_cost
 from .scopes import Node, SchemaNode
 from .validation import json_pointer
 
@@ -85,6 +85,9 @@ class Walk(Allowance):
             names = shape.folded.get(fold(key))
             if names is None or len(names) != 1 or names[0] in value:
                 continue
+            self.remaining -= matching_cost(shape.pattern_sets)
+            if self.remaining < 0:
+                raise OverBudget
             if any(pattern_set.matching(key) != [] for pattern_set in shape.pattern_sets):
                 continue  # a pattern claims the key (or may): it is declared after all
             claims.setdefault(names[0], []).append(key)
