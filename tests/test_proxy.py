@@ -2,7 +2,10 @@
 a published server no one here wrote (`@modelcontextprotocol/server-everything`, pinned in
 tests/upstream), and to tiny Python upstreams for the fault cases.
 
-Each test has a generous timeout as a hang guard.
+The same suite runs against each transport the proxy speaks upstream: server-everything over stdio
+and in its ``streamableHttp`` mode, and the official Python SDK's Streamable HTTP app
+(tests/remote_server.py, served by uvicorn), each on 127.0.0.1 only. Each test has a generous
+timeout as a hang guard.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
-from collections.abc import AsyncIterator, Awaitable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import pytest
 
@@ -27,9 +31,11 @@ from tests.sdks import require
 
 require("mcp")
 
+import httpx2  # noqa: E402
 import mcp.types as types  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from pydantic_lenient.schema.widen import widen_schema  # noqa: E402
@@ -38,33 +44,117 @@ ROOT = Path(__file__).resolve().parent.parent
 EVERYTHING = ROOT / "tests" / "upstream" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"
 HANG_GUARD = 90.0
 T = TypeVar("T")
+# The remote Python app's bearer token: it must reach the server, and never the proxy's stderr or logs.
+TOKEN = "s3cret-bearer-4c1d"
 
 
-@pytest.fixture(scope="module")
-def everything() -> list[str]:
-    """The command that starts server-everything over stdio; skipped (or failed in CI) without it."""
+class Remote(NamedTuple):
+    """An upstream MCP server over Streamable HTTP, and the headers each request needs."""
+
+    url: str
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+Upstream = list[str] | Remote  # a command (stdio) or a remote server
+
+
+def _node() -> str:
+    """node, with server-everything installed; skipped (or failed in CI) without them."""
     node = shutil.which("node")
     if node is None or not (EVERYTHING / "index.js").is_file():
         message = "server-everything not installed: run `npm ci --prefix tests/upstream` (needs node)"
         if os.environ.get("PYDANTIC_LENIENT_REQUIRE_UPSTREAM"):
             pytest.fail(message)
         pytest.skip(message)
-    return [node, str(EVERYTHING / "index.js"), "stdio"]
+    return node
+
+
+@contextmanager
+def _serving(command: list[str]) -> Iterator[int]:
+    """Run a server that prints ``port N`` on stderr once it listens on 127.0.0.1; its port."""
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_environment())
+    assert server.stderr is not None
+    drain: threading.Thread | None = None
+    try:
+        port = None
+        deadline = time.monotonic() + 60
+        while port is None and time.monotonic() < deadline:
+            line = server.stderr.readline().decode(errors="replace")
+            if not line:
+                break
+            if line.startswith("port "):
+                port = int(line.split()[1])
+        assert port is not None, f"{command[:3]} did not start"
+        # Keep reading its stderr, so a full pipe never stops the server.
+        drain = threading.Thread(target=server.stderr.read, daemon=True)
+        drain.start()
+        yield port
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        if drain is not None:
+            drain.join(timeout=10)
+        server.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def everything_http() -> Iterator[Remote]:
+    """server-everything in its streamableHttp mode, on 127.0.0.1 only (tests/upstream/loopback.mjs)."""
+    loopback = ROOT / "tests" / "upstream" / "loopback.mjs"
+    with _serving([_node(), "--import", str(loopback), str(EVERYTHING / "index.js"), "streamableHttp"]) as port:
+        yield Remote(f"http://127.0.0.1:{port}/mcp")
+
+
+@pytest.fixture(scope="module")
+def sdk_app() -> Iterator[Remote]:
+    """The official Python SDK's Streamable HTTP app (tests/remote_server.py), behind a bearer token."""
+    with _serving([sys.executable, str(ROOT / "tests" / "remote_server.py"), TOKEN]) as port:
+        yield Remote(f"http://127.0.0.1:{port}/mcp", (("Authorization", f"Bearer {TOKEN}"),))
+
+
+@pytest.fixture(scope="module", params=["stdio", "streamableHttp"])
+def everything(request: pytest.FixtureRequest) -> Upstream:
+    """server-everything over stdio (its command) and over Streamable HTTP (its URL)."""
+    if request.param == "streamableHttp":
+        remote: Remote = request.getfixturevalue("everything_http")
+        return remote
+    return [_node(), str(EVERYTHING / "index.js"), "stdio"]
+
+
+@pytest.fixture(scope="module", params=["everything-stdio", "everything-streamableHttp", "python-sdk"])
+def upstream(request: pytest.FixtureRequest) -> Upstream:
+    """Every upstream the repair suite runs against: server-everything both ways, and the Python SDK app."""
+    if request.param != "everything-stdio":
+        remote: Remote = request.getfixturevalue("sdk_app" if request.param == "python-sdk" else "everything_http")
+        return remote
+    return [_node(), str(EVERYTHING / "index.js"), "stdio"]
 
 
 def _environment() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
 
 
-def proxied(upstream: list[str], *options: str) -> StdioServerParameters:
+def _upstream_arguments(upstream: Upstream) -> list[str]:
+    if isinstance(upstream, Remote):
+        return ["--url", upstream.url, *(f"--header={name}: {value}" for name, value in upstream.headers)]
+    return ["--", *upstream]
+
+
+def proxied(upstream: Upstream, *options: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "pydantic_lenient", "proxy", *options, "--", *upstream],
+        args=["-m", "pydantic_lenient", "proxy", *options, *_upstream_arguments(upstream)],
         env=_environment(),
     )
 
 
-def direct(upstream: list[str]) -> StdioServerParameters:
+def direct(upstream: Upstream) -> StdioServerParameters | Remote:
+    if isinstance(upstream, Remote):
+        return upstream
     return StdioServerParameters(command=upstream[0], args=upstream[1:])
 
 
@@ -76,26 +166,37 @@ def run(coroutine: Awaitable[T]) -> T:
 
 
 @asynccontextmanager
-async def connected(params: StdioServerParameters, **callbacks: Any) -> AsyncIterator[ClientSession]:
-    with open(os.devnull, "w") as quiet:
+async def streams(params: StdioServerParameters | Remote) -> AsyncIterator[Any]:
+    """The client's (read, write) streams: over stdio, or over Streamable HTTP for a remote server."""
+    if isinstance(params, Remote):
         async with (
-            stdio_client(params, errlog=quiet) as (read, write),
-            ClientSession(read, write, **callbacks) as session,
+            httpx2.AsyncClient(headers=dict(params.headers), timeout=httpx2.Timeout(30, read=300)) as client,
+            streamable_http_client(params.url, http_client=client) as opened,
         ):
-            await session.initialize()
-            yield session
+            yield opened[0], opened[1]
+        return
+    with open(os.devnull, "w") as quiet:
+        async with stdio_client(params, errlog=quiet) as opened:
+            yield opened
+
+
+@asynccontextmanager
+async def connected(params: StdioServerParameters | Remote, **callbacks: Any) -> AsyncIterator[ClientSession]:
+    async with streams(params) as (read, write), ClientSession(read, write, **callbacks) as session:
+        await session.initialize()
+        yield session
 
 
 def _text(result: types.CallToolResult) -> tuple[bool, list[str]]:
     return bool(result.is_error), [item.text for item in result.content if isinstance(item, types.TextContent)]
 
 
-# ---- server-everything, direct and through the proxy
+# ---- server-everything and the Python SDK app, direct and through the proxy
 
 
-def test_tools_list_keeps_every_tool_and_widens_only_input_schemas(everything: list[str]) -> None:
+def test_tools_list_keeps_every_tool_and_widens_only_input_schemas(upstream: Upstream) -> None:
     async def both() -> tuple[types.ListToolsResult, types.ListToolsResult]:
-        async with connected(direct(everything)) as plain, connected(proxied(everything)) as lenient:
+        async with connected(direct(upstream)) as plain, connected(proxied(upstream)) as lenient:
             return await plain.list_tools(), await lenient.list_tools()
 
     plain, lenient = run(both())
@@ -107,9 +208,9 @@ def test_tools_list_keeps_every_tool_and_widens_only_input_schemas(everything: l
     assert get_sum.input_schema["properties"]["a"]["type"] == ["number", "string"]
 
 
-def test_any_of_style_is_passed_through_to_the_schemas(everything: list[str]) -> None:
+def test_any_of_style_is_passed_through_to_the_schemas(upstream: Upstream) -> None:
     async def listed() -> types.ListToolsResult:
-        async with connected(proxied(everything, "--style", "any-of")) as session:
+        async with connected(proxied(upstream, "--style", "any-of")) as session:
             return await session.list_tools()
 
     tools = {tool.name: tool for tool in run(listed()).tools}
@@ -133,10 +234,10 @@ CALLS: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
 ]
 
 
-def test_correct_and_recoverable_calls_give_the_direct_result(everything: list[str]) -> None:
+def test_correct_and_recoverable_calls_give_the_direct_result(upstream: Upstream) -> None:
     async def compare() -> list[tuple[Any, Any]]:
         pairs = []
-        async with connected(direct(everything)) as plain, connected(proxied(everything)) as lenient:
+        async with connected(direct(upstream)) as plain, connected(proxied(upstream)) as lenient:
             await lenient.list_tools()
             for tool, correct, mangled in CALLS:
                 expected = _text(await plain.call_tool(tool, correct))
@@ -162,10 +263,10 @@ def test_correct_and_recoverable_calls_give_the_direct_result(everything: list[s
     ],
 )
 def test_unrecoverable_calls_still_fail_with_the_servers_own_error(
-    everything: list[str], tool: str, arguments: dict[str, Any]
+    upstream: Upstream, tool: str, arguments: dict[str, Any]
 ) -> None:
     async def compare() -> tuple[Any, Any]:
-        async with connected(direct(everything)) as plain, connected(proxied(everything)) as lenient:
+        async with connected(direct(upstream)) as plain, connected(proxied(upstream)) as lenient:
             await lenient.list_tools()
             return _text(await plain.call_tool(tool, arguments)), _text(await lenient.call_tool(tool, arguments))
 
@@ -174,7 +275,7 @@ def test_unrecoverable_calls_still_fail_with_the_servers_own_error(
     assert lenient == plain
 
 
-def test_requests_that_are_not_tools_pass_through(everything: list[str]) -> None:
+def test_requests_that_are_not_tools_pass_through(everything: Upstream) -> None:
     async def both(session: ClientSession) -> list[Any]:
         prompt = await session.get_prompt("args-prompt", {"city": "Oslo"})
         completion = await session.complete(
@@ -203,11 +304,10 @@ def test_requests_that_are_not_tools_pass_through(everything: list[str]) -> None
     assert plain[2]["completion"]["values"], "the completion request reached the server and came back"
 
 
-def test_server_capabilities_reach_the_client_unchanged(everything: list[str]) -> None:
-    async def initialize(params: StdioServerParameters) -> types.InitializeResult:
-        with open(os.devnull, "w") as quiet:
-            async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as session:
-                return await session.initialize()
+def test_server_capabilities_reach_the_client_unchanged(everything: Upstream) -> None:
+    async def initialize(params: StdioServerParameters | Remote) -> types.InitializeResult:
+        async with streams(params) as (read, write), ClientSession(read, write) as session:
+            return await session.initialize()
 
     async def both() -> tuple[types.InitializeResult, types.InitializeResult]:
         return await initialize(direct(everything)), await initialize(proxied(everything))
@@ -217,7 +317,7 @@ def test_server_capabilities_reach_the_client_unchanged(everything: list[str]) -
     assert lenient.capabilities.completions is not None
 
 
-def test_server_to_client_requests_and_their_replies_pass_unchanged(everything: list[str]) -> None:
+def test_server_to_client_requests_and_their_replies_pass_unchanged(everything: Upstream) -> None:
     """Sampling, elicitation and roots reach the client (so the client's capabilities reached the
     upstream), and what the client answers reaches the upstream as it was sent: the model name too."""
     seen: dict[str, Any] = {}
@@ -257,7 +357,7 @@ def test_server_to_client_requests_and_their_replies_pass_unchanged(everything: 
     assert "file:///tmp/lenient-root" in " ".join(results["roots"][1])
 
 
-def test_notifications_pass_through(everything: list[str]) -> None:
+def test_notifications_pass_through(everything: Upstream) -> None:
     """Progress during a request, log messages sent outside any request, and list-changed."""
     seen_progress: list[float] = []
     logs: list[Any] = []
@@ -287,10 +387,12 @@ def test_notifications_pass_through(everything: list[str]) -> None:
     run(exercise())
     assert len(seen_progress) >= 2
     assert logs, "log messages sent outside a request reached the client"
-    assert "notifications/tools/list_changed" in notices
+    if not isinstance(everything, Remote):
+        # Over HTTP server-everything sends it before any GET stream is open: no client gets it, direct neither.
+        assert "notifications/tools/list_changed" in notices
 
 
-def test_rules_and_stats_in_the_log_dir(everything: list[str], tmp_path: Path) -> None:
+def test_rules_and_stats_in_the_log_dir(everything: Upstream, tmp_path: Path) -> None:
     rules = tmp_path / "rules.json"
     rules.write_text(
         json.dumps([{"id": "sum-first", "tools": ["get-sum"], "type": "param_alias", "from": "first", "to": "a"}])
@@ -331,7 +433,7 @@ def _patterns(outcomes: dict[str, Any]) -> set[tuple[str, str, str, str, int]]:
     }
 
 
-def test_every_call_is_recorded_with_its_outcome(everything: list[str], tmp_path: Path) -> None:
+def test_every_call_is_recorded_with_its_outcome(everything: Upstream, tmp_path: Path) -> None:
     """ok (with the rules and repairs applied), refused by validation (field, error type, value
     shape, never the value), and a misnamed parameter as an unknown and a missing name; the audit
     log holds one line per call, and outcomes.json is saved when the proxy stops."""
