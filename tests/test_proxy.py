@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import shutil
 import signal
@@ -23,7 +24,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TextIO, TypeVar
 
 import pytest
 
@@ -166,8 +167,9 @@ def run(coroutine: Awaitable[T]) -> T:
 
 
 @asynccontextmanager
-async def streams(params: StdioServerParameters | Remote) -> AsyncIterator[Any]:
-    """The client's (read, write) streams: over stdio, or over Streamable HTTP for a remote server."""
+async def streams(params: StdioServerParameters | Remote, errlog: TextIO | None = None) -> AsyncIterator[Any]:
+    """The client's (read, write) streams: over stdio (the server's stderr to ``errlog``, else nowhere),
+    or over Streamable HTTP for a remote server."""
     if isinstance(params, Remote):
         async with (
             httpx2.AsyncClient(headers=dict(params.headers), timeout=httpx2.Timeout(30, read=300)) as client,
@@ -176,13 +178,15 @@ async def streams(params: StdioServerParameters | Remote) -> AsyncIterator[Any]:
             yield opened[0], opened[1]
         return
     with open(os.devnull, "w") as quiet:
-        async with stdio_client(params, errlog=quiet) as opened:
+        async with stdio_client(params, errlog=errlog or quiet) as opened:
             yield opened
 
 
 @asynccontextmanager
-async def connected(params: StdioServerParameters | Remote, **callbacks: Any) -> AsyncIterator[ClientSession]:
-    async with streams(params) as (read, write), ClientSession(read, write, **callbacks) as session:
+async def connected(
+    params: StdioServerParameters | Remote, errlog: TextIO | None = None, **callbacks: Any
+) -> AsyncIterator[ClientSession]:
+    async with streams(params, errlog) as (read, write), ClientSession(read, write, **callbacks) as session:
         await session.initialize()
         yield session
 
@@ -337,7 +341,11 @@ def test_server_to_client_requests_and_their_replies_pass_unchanged(everything: 
         return types.ListRootsResult(roots=[types.Root(uri="file:///tmp/lenient-root", name="lenient-root")])
 
     async def exercise() -> dict[str, Any]:
-        callbacks = {"sampling_callback": sampling, "elicitation_callback": elicitation, "list_roots_callback": roots}
+        callbacks: dict[str, Any] = {
+            "sampling_callback": sampling,
+            "elicitation_callback": elicitation,
+            "list_roots_callback": roots,
+        }
         async with connected(proxied(everything), **callbacks) as session:
             await session.list_tools()
             return {
@@ -390,6 +398,145 @@ def test_notifications_pass_through(everything: Upstream) -> None:
     if not isinstance(everything, Remote):
         # Over HTTP server-everything sends it before any GET stream is open: no client gets it, direct neither.
         assert "notifications/tools/list_changed" in notices
+
+
+# ---- remote upstreams: sessions, SSE, resumption and headers
+
+
+def test_a_stream_that_breaks_mid_call_is_resumed_with_last_event_id(sdk_app: Remote) -> None:
+    """The Python SDK app closes the call's SSE stream after the first progress event; the answer and
+    the rest of the progress come only on the stream the proxy resumes with Last-Event-ID."""
+    seen: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+
+    async def exercise() -> tuple[tuple[bool, list[str]], tuple[bool, list[str]]]:
+        async with connected(proxied(sdk_app)) as session:
+            await session.list_tools()
+            resumed = _text(await session.call_tool("resumable", {"steps": "3"}, progress_callback=on_progress))
+            return resumed, _text(await session.call_tool("echo", {"message": "same session"}))
+
+    resumed, after = run(exercise())
+    assert resumed == (False, ["done in 3 steps"])
+    assert seen == [1, 3]
+    assert after == (False, ["Echo: same session"])
+
+
+QUERY_SECRET = "q-s3cret-77"
+
+
+def test_no_header_value_or_url_query_reaches_the_proxys_stderr(sdk_app: Remote, tmp_path: Path) -> None:
+    """A session, a refused token (HTTP 401) and an unreachable server: the proxy's stderr names
+    the server, never the token or the URL's query."""
+    secret_url = Remote(f"{sdk_app.url}?key={QUERY_SECRET}", sdk_app.headers)
+    wrong_token = Remote(sdk_app.url, (("Authorization", f"Bearer {TOKEN}-wrong"),))
+    stderr = tmp_path / "stderr.txt"
+
+    async def exercise() -> tuple[bool, list[str]]:
+        with stderr.open("w") as errlog:
+            async with connected(proxied(secret_url), errlog) as session:
+                await session.list_tools()
+                return _text(await session.call_tool("get-sum", {"a": "2", "b": "3.5"}))
+
+    assert run(exercise()) == (False, ["The sum of 2.0 and 3.5 is 5.5."])
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}}
+    refused = subprocess.run(
+        [sys.executable, "-m", "pydantic_lenient", "proxy", *_upstream_arguments(wrong_token)],
+        input=json.dumps(initialize).encode() + b"\n",
+        capture_output=True,
+        env=_environment(),
+        timeout=HANG_GUARD,
+    )
+    assert "the upstream answered HTTP 401" in json.loads(refused.stdout)["error"]["message"]
+    unreachable = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pydantic_lenient",
+            "proxy",
+            *_upstream_arguments(Remote(f"http://127.0.0.1:9/mcp?key={QUERY_SECRET}", sdk_app.headers)),
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env=_environment(),
+        timeout=HANG_GUARD,
+    )
+    assert unreachable.returncode == 2
+    assert "cannot reach the upstream MCP server `http://127.0.0.1:9/mcp`" in unreachable.stderr.decode()
+    for text in (stderr.read_text(), refused.stderr.decode(), unreachable.stderr.decode()):
+        assert TOKEN not in text
+        assert QUERY_SECRET not in text
+
+
+def test_no_header_value_or_url_query_reaches_a_log_record(sdk_app: Remote, caplog: pytest.LogCaptureFixture) -> None:
+    """The proxy in process, every logger at DEBUG (httpx2's and httpcore's too): no record holds the
+    token or the URL's query, while the session works."""
+    from pydantic_lenient.proxy.remote import HttpUpstream
+    from pydantic_lenient.proxy.stdio import _Options, _Proxy
+
+    class Collected:
+        def __init__(self) -> None:
+            self.data = bytearray()
+
+        def write(self, data: bytes) -> None:
+            self.data += data
+
+        def is_closing(self) -> bool:
+            return False
+
+    requests: list[dict[str, Any]] = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "get-sum", "arguments": {"a": "2", "b": 1}},
+        },
+    ]
+
+    async def session() -> list[dict[str, Any]]:
+        url = f"{sdk_app.url}?key={QUERY_SECRET}"
+        options = _Options(
+            upstream=lambda proxy: HttpUpstream(proxy, url, sdk_app.headers),
+            style="type-array",
+            normalizer=None,
+            log_dir=None,
+            ping_interval=30,
+            ping_timeout=30,
+            save_every=60,
+        )
+        proxy = _Proxy(options)
+        collected = Collected()
+        proxy.client_out = collected  # type: ignore[assignment]
+        await proxy.upstream.start()
+        try:
+            for request in requests:
+                proxy.client_lines([json.dumps(request).encode() + b"\n"])
+                while request.get("id") is not None and f'"id":{request["id"]}'.encode() not in collected.data:
+                    await asyncio.sleep(0.02)
+        finally:
+            await proxy.upstream.stop()
+        return [json.loads(line) for line in collected.data.splitlines()]
+
+    with caplog.at_level(logging.DEBUG):
+        answers = run(session())
+    assert answers[-1]["result"]["content"][0]["text"] == "The sum of 2.0 and 1.0 is 3.0."
+    assert caplog.records, "the HTTP stack logged at DEBUG"
+    for record in caplog.records:
+        text = f"{record.getMessage()} {record.args!r} {record.__dict__!r}"
+        assert TOKEN not in text, record.name
+        assert QUERY_SECRET not in text, record.name
 
 
 def test_rules_and_stats_in_the_log_dir(everything: Upstream, tmp_path: Path) -> None:
