@@ -400,6 +400,160 @@ def test_notifications_pass_through(everything: Upstream) -> None:
         assert "notifications/tools/list_changed" in notices
 
 
+# ---- calls before any listing, list_changed, conflicts, and no value on disk
+
+
+def test_a_call_before_any_tools_list_is_repaired(upstream: Upstream) -> None:
+    """A host that cached the tool list calls at once: the proxy lists the tools itself, then repairs."""
+
+    async def compare() -> tuple[Any, Any]:
+        async with connected(direct(upstream)) as plain, connected(proxied(upstream)) as lenient:
+            repaired = _text(await lenient.call_tool("get-sum", {"a": "2", "b": "3.5"}))
+            return _text(await plain.call_tool("get-sum", {"a": 2, "b": 3.5})), repaired
+
+    expected, repaired = run(compare())
+    assert not expected[0]
+    assert repaired == expected
+
+
+_CHANGING_TOOLS = """
+import json, sys
+received = open(sys.argv[1], "a")
+ITEMS = {"type": "array", "items": {"type": "integer"}}
+INNER = {"type": "object", "properties": {"flag": {"type": "boolean"}, "deep": {"type": "object"}}}
+COUNT = {"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}, "s": {"type": "string"},
+         "a": {"type": "integer"}, "items": ITEMS, "inner": INNER}}
+TOOLS = [{"name": "count", "inputSchema": COUNT}, {"name": "switch", "inputSchema": {"type": "object"}}]
+for line in sys.stdin:
+    received.write(line)
+    received.flush()
+    message = json.loads(line)
+    method, request_id = message.get("method"), message.get("id")
+    if request_id is None:
+        continue
+    reply = {"jsonrpc": "2.0", "id": request_id}
+    if method == "initialize":
+        reply["result"] = {"protocolVersion": message["params"]["protocolVersion"],
+                           "capabilities": {"tools": {"listChanged": True}},
+                           "serverInfo": {"name": "tiny", "version": "1"}}
+    elif method == "tools/list":
+        reply["result"] = {"tools": TOOLS}
+    elif method == "tools/call":
+        name, arguments = message["params"]["name"], message["params"].get("arguments", {})
+        if name == "switch":
+            TOOLS.append({"name": "added", "inputSchema": {"type": "object", "properties": {"k": {"type": "integer"}}}})
+            print(json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}), flush=True)
+        text = json.dumps(arguments, sort_keys=True)
+        refused = name == "count" and type(arguments.get("n")) is not int
+        reply["result"] = {"content": [{"type": "text", "text": text}], "isError": refused}
+    else:
+        reply["result"] = {}
+    print(json.dumps(reply), flush=True)
+"""
+
+
+def _received_calls(path: Path) -> list[dict[str, Any]]:
+    messages = [json.loads(line) for line in path.read_text().splitlines()]
+    return [message["params"] for message in messages if message.get("method") == "tools/call"]
+
+
+def test_list_changed_makes_the_proxy_list_again(tmp_path: Path) -> None:
+    """The client never lists: the proxy lists for the first call, and again for a tool that
+    appeared after notifications/tools/list_changed, so that tool's call is repaired too."""
+    received = tmp_path / "received.jsonl"
+    upstream = [*_python_upstream(tmp_path, _CHANGING_TOOLS), str(received)]
+
+    async def exercise() -> list[tuple[bool, list[str]]]:
+        async with connected(proxied(upstream)) as session:
+            return [
+                _text(await session.call_tool("count", {"n": "5"})),
+                _text(await session.call_tool("switch", {})),
+                _text(await session.call_tool("added", {"k": "7"})),
+            ]
+
+    counted, _, added = run(exercise())
+    assert counted == (False, ['{"n": 5}'])
+    assert added == (False, ['{"k": 7}'])
+    listings = [line for line in received.read_text().splitlines() if '"tools/list"' in line]
+    assert len(listings) >= 2  # once at first, once after list_changed
+
+
+def test_a_conflicting_call_is_answered_with_a_tool_error_naming_both_names_and_never_forwarded(
+    tmp_path: Path,
+) -> None:
+    received = tmp_path / "received.jsonl"
+    upstream = [*_python_upstream(tmp_path, _CHANGING_TOOLS), str(received)]
+    rules = tmp_path / "rules.json"
+    rules.write_text(
+        json.dumps([{"id": "n-from-num", "tools": ["count"], "type": "param_alias", "from": "num", "to": "n"}])
+    )
+
+    async def exercise() -> list[tuple[bool, list[str]]]:
+        async with connected(proxied(upstream, "--rules", str(rules))) as session:
+            await session.list_tools()
+            return [
+                _text(await session.call_tool("count", {"num": 1, "n": 2})),
+                _text(await session.call_tool("count", {"num": "3"})),
+            ]
+
+    conflict, aliased = run(exercise())
+    assert conflict[0]
+    assert "'num'" in conflict[1][0]
+    assert "'n'" in conflict[1][0]
+    assert aliased == (False, ['{"n": 3}'])
+    assert [call["arguments"] for call in _received_calls(received)] == [{"n": 3}]
+
+
+SECRET = "Pl4nted-s3cret"
+
+
+def test_a_secret_in_any_argument_position_reaches_no_file_the_proxy_writes(tmp_path: Path) -> None:
+    """In a value, a key, an unknown name, a nested object, an array, JSON text, a refused value, a
+    conflicting alias: with --log-dir and --rules (no --sample-chars), no file under the log
+    directory holds the secret, while the calls themselves carry it to the upstream."""
+    received = tmp_path / "received.jsonl"
+    upstream = [*_python_upstream(tmp_path, _CHANGING_TOOLS), str(received)]
+    rules = tmp_path / "rules.json"
+    rules.write_text(
+        json.dumps([{"id": "n-from-num", "tools": ["count"], "type": "param_alias", "from": "num", "to": "n"}])
+    )
+    log_dir = tmp_path / "logs"
+    calls: list[dict[str, Any]] = [
+        {"n": 1, "s": SECRET},  # valid
+        {"n": "2", "s": SECRET},  # repaired
+        {"n": SECRET},  # refused: the value
+        {"n": f"{SECRET}1"},
+        {"n": 3, SECRET: 1},  # an unknown name
+        {"n": 4, "inner": {SECRET: SECRET, "flag": "true"}},  # a nested key and value, repaired
+        {"n": 5, "inner": {"deep": {"x": [SECRET]}, "flag": SECRET}},
+        {"n": 6, "items": [1, SECRET]},  # an array item
+        {"n": 7, "items": json.dumps([1, SECRET])},  # JSON text
+        {"n": 8, "items": f'["{SECRET}"]'},
+        {"num": SECRET, "n": SECRET},  # a conflict
+        {"num": 9, "n": 9, "s": SECRET},
+        {"n": 10, "a": SECRET},
+        {"N": SECRET},  # a misnamed parameter
+    ]
+
+    async def exercise() -> None:
+        async with connected(proxied(upstream, "--rules", str(rules), "--log-dir", str(log_dir))) as session:
+            await session.list_tools()
+            for arguments in calls:
+                await session.call_tool("count", arguments)
+
+    run(exercise())
+    assert SECRET in received.read_text()  # the calls did carry it
+    written = [path for path in log_dir.rglob("*") if path.is_file()]
+    assert {path.name for path in written} >= {
+        "audit.jsonl",
+        "outcomes.json",
+        "repair-stats.json",
+        "normalizer_stats.json",
+    }
+    for path in written:
+        assert SECRET.encode() not in path.read_bytes(), path.name
+
+
 # ---- remote upstreams: sessions, SSE, resumption and headers
 
 
@@ -921,8 +1075,8 @@ def test_the_command_refuses_bad_options(capsys: pytest.CaptureFixture[str], tmp
     assert "cannot read rules" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("stdin_kind", ["file", "devnull"])
-def test_stdin_and_stdout_may_be_files_or_dev_null(tmp_path: Path, stdin_kind: str) -> None:
+@pytest.mark.parametrize(("stdin_kind", "stdout_kind"), [("file", "file"), ("devnull", "file"), ("file", "devnull")])
+def test_stdin_and_stdout_may_be_files_or_dev_null(tmp_path: Path, stdin_kind: str, stdout_kind: str) -> None:
     """Pipe transports refuse files and /dev/null; the proxy reads and writes them all the same."""
     upstream = _python_upstream(
         tmp_path,
@@ -939,12 +1093,13 @@ def test_stdin_and_stdout_may_be_files_or_dev_null(tmp_path: Path, stdin_kind: s
     command = [sys.executable, "-m", "pydantic_lenient", "proxy", "--", *upstream]
     with (
         open(requests if stdin_kind == "file" else os.devnull, "rb") as stdin,
-        open(output, "wb") as stdout,
+        open(output if stdout_kind == "file" else os.devnull, "wb") as stdout,
     ):
         done = subprocess.run(
             command, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, env=_environment(), timeout=HANG_GUARD
         )
     assert done.returncode == 0, done.stderr.decode()
     assert b"Traceback" not in done.stderr
-    expected = b'{"jsonrpc":"2.0","id":1,"result":{}}\n' if stdin_kind == "file" else b""
-    assert output.read_bytes() == expected
+    if stdout_kind == "file":
+        expected = b'{"jsonrpc":"2.0","id":1,"result":{}}\n' if stdin_kind == "file" else b""
+        assert output.read_bytes() == expected
