@@ -77,6 +77,7 @@ _CONNECTION_CLOSED = -32000  # MCP's error code for a request its transport can 
 _RECENT_LIMIT = 50
 REPAIR_STATS_FILE = "repair-stats.json"
 _CALLS_LIMIT = 10_000  # unanswered tools/call requests remembered for the recorder (a cancelled one never is)
+_BATCH = re.compile(rb"[ \t\r\n]*\[")
 _WAITING_LIMIT = 10_000  # unanswered requests remembered, so each gets one answer should the upstream go
 
 
@@ -203,7 +204,7 @@ class _Relay:
             self.held.append(line)
             return _NOTHING
         try:
-            if line.lstrip()[:1] == b"[":
+            if _BATCH.match(line):
                 return self._batch(line, self.from_client, to_client=False)
             return self._from_client(line)
         except Exception:  # never lose a message to a bug in the lenient layer: send it as it came
@@ -214,7 +215,7 @@ class _Relay:
         """Where ``line`` goes: to the client (a ``tools/list`` result widened), or nowhere for the
         replies to the proxy's own requests (which may release the client's held messages upstream)."""
         try:
-            if line.lstrip()[:1] == b"[":
+            if _BATCH.match(line):
                 return self._batch(line, self.from_upstream, to_client=True)
             return self._from_upstream(line)
         except Exception:
@@ -256,7 +257,7 @@ class _Relay:
     def _batch(self, line: bytes, route: Callable[[bytes], Routed], to_client: bool) -> Routed:
         """A JSON-RPC batch: each element routed as a single message would be, the elements for
         one side gathered again into one batch (the replies to the proxy's own requests dropped)."""
-        elements, verbatim = _exact(line)
+        elements, verbatim = _message(line)
         if not isinstance(elements, list) or not elements:
             return Routed(client=line) if to_client else Routed(upstream=line)
         lines = [_dumped(element, verbatim) if isinstance(element, dict) else b"" for element in elements]
@@ -306,7 +307,7 @@ class _Relay:
         return method
 
     def _from_client(self, line: bytes) -> Routed:
-        message, verbatim = _exact(line)
+        message, verbatim = _message(line)
         if message is None:  # too deep for the parser: its id and method still say what the upstream owes
             message = _members(line)
         if not isinstance(message, dict):
@@ -367,7 +368,7 @@ class _Relay:
         if method == "tools/call":
             self._answered(request_id, message)
         if method == "tools/list" and isinstance(message.get("result"), dict):
-            exact, verbatim = _exact(line)  # numbers beyond a double, as they came
+            exact, verbatim = _message(line)  # numbers beyond a double, as they came
             message = exact if isinstance(exact, dict) and isinstance(exact.get("result"), dict) else message
             result = message["result"]
             if result.get("nextCursor") is None:  # the client has listed every tool: no need to list again
@@ -611,17 +612,35 @@ def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_EXACT = json.JSONDecoder(parse_float=_number, parse_constant=_not_json)
+_EXACT_INTEGERS = json.JSONDecoder(parse_float=_number, parse_int=_integer, parse_constant=_not_json)
+# Where a number may not survive a double: 17 digits and dots in a row, or an exponent. Anywhere else
+# a number has at most 15 significant digits with a fraction, or is an integer (exact in Python).
+_MAYBE_INEXACT = re.compile(rb"[0-9](?:[0-9.]{16}|[eE])")
+
+
 def _exact(line: bytes) -> _Exact:
     """``line``'s JSON value with every number as exact as it was written, or None when it is not JSON."""
     made = _made[0]
     try:
+        text = line.decode()
         try:
-            value = json.loads(line, parse_float=_number, parse_constant=_not_json)
+            value = _EXACT.decode(text)
         except ValueError:  # an integer over int()'s digit limit, perhaps: again, with each integer checked
-            value = json.loads(line, parse_float=_number, parse_int=_integer, parse_constant=_not_json)
+            value = _EXACT_INTEGERS.decode(text)
     except (ValueError, RecursionError):
         return _Exact(None, False)
     return _Exact(value, _made[0] != made)
+
+
+def _message(line: bytes) -> _Exact:
+    """`_exact`, by the faster parser when no number in ``line`` can be beyond a double."""
+    if _MAYBE_INEXACT.search(line) is None:
+        try:
+            return _Exact(from_json(line), False)
+        except ValueError:  # a lone surrogate, deep nesting: the exact parser may still read it
+            pass
+    return _exact(line)
 
 
 def _with_tokens(value: Any, texts: list[str]) -> Any:
