@@ -1075,6 +1075,49 @@ def test_the_command_refuses_bad_options(capsys: pytest.CaptureFixture[str], tmp
     assert "cannot read rules" in capsys.readouterr().err
 
 
+def test_a_slow_client_is_not_taken_for_a_hung_upstream(tmp_path: Path) -> None:
+    """The client stops reading while the upstream sends 8 MB: the upstream blocks on its full pipe
+    and cannot answer the proxy's ping, which is not its fault. The call is answered, and the
+    proxy exits 0 with no "stopped answering"."""
+    upstream = _python_upstream(
+        tmp_path,
+        """
+        import json, sys
+        for line in sys.stdin:
+            message = json.loads(line)
+            if "id" not in message:
+                continue
+            if message.get("method") == "tools/call":
+                note = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                                   "params": {"level": "info", "data": "x" * 65536}})
+                for _ in range(128):
+                    print(note, flush=True)
+            print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {}}), flush=True)
+        """,
+    )
+    command = [
+        sys.executable, "-m", "pydantic_lenient", "proxy", "--ping-interval", "0.2", "--ping-timeout", "0.5",
+        "--", *upstream,
+    ]  # fmt: skip
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "flood", "arguments": {}}}
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_environment()
+    ) as proxy:
+        assert proxy.stdin is not None
+        proxy.stdin.write(json.dumps(call).encode() + b"\n")
+        proxy.stdin.flush()
+        time.sleep(3)  # not reading: several ping timeouts go by
+        try:
+            output, errors = proxy.communicate(timeout=HANG_GUARD)
+        finally:
+            proxy.kill()
+    lines = output.splitlines()
+    assert json.loads(lines[-1]) == {"jsonrpc": "2.0", "id": 7, "result": {}}
+    assert len(lines) == 129
+    assert b"stopped answering" not in errors
+    assert proxy.returncode == 0
+
+
 @pytest.mark.parametrize(("stdin_kind", "stdout_kind"), [("file", "file"), ("devnull", "file"), ("file", "devnull")])
 def test_stdin_and_stdout_may_be_files_or_dev_null(tmp_path: Path, stdin_kind: str, stdout_kind: str) -> None:
     """Pipe transports refuse files and /dev/null; the proxy reads and writes them all the same."""

@@ -228,3 +228,20 @@ def test_a_cancelled_request_is_no_longer_owed() -> None:
     assert relay.waiting == {}
     assert relay.calls == {}
     assert relay.abandon("it exited") == []
+
+
+# ---- the proxy's own ids
+
+
+def test_a_client_id_that_looks_like_the_proxys_own_is_the_clients() -> None:
+    """The proxy's ids carry a random part per process: a client's "pydantic-lenient-ping-1" (or its
+    listing's id) is the client's request, forwarded and answered, never swallowed."""
+    relay = _listed()
+    own_ping = json.loads(relay.ping(lambda: None))["id"]
+    for request_id in ("pydantic-lenient-ping-1", "pydantic-lenient-list-1", 1):
+        request = _line({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+        assert relay.from_client(request).upstream == request
+        answer = _line({"jsonrpc": "2.0", "id": request_id, "result": {}})
+        assert relay.from_upstream(answer).client == answer
+    # The proxy's own ping reply still goes no further.
+    assert relay.from_upstream(_line({"jsonrpc": "2.0", "id": own_ping, "result": {}})).client == b""
