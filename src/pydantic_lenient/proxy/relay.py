@@ -9,8 +9,9 @@ JSON-RPC message and sends on what comes back. The relay changes exactly two kin
   *original* schema; a call that is still invalid goes upstream as it was sent.
 
 Only those two are parsed and written again, as plain JSON that keeps every member of the envelope
-(nothing is parsed into a model: no SDK is imported, and unknown members survive). A message that
-cannot be written again exactly (a number beyond a double, a lone surrogate) goes on as it came.
+(nothing is parsed into a model: no SDK is imported, and unknown members survive) and every value:
+a number a double cannot hold (``1e400``, 30 significant digits) is written as it came, and a lone
+surrogate as its escape. A JSON-RPC batch is handled element by element, like single messages.
 Every other message goes on as the same bytes: initialize (so the client's
 capabilities reach the upstream and the upstream's reach the client), resources, prompts,
 completions, logging, progress, cancellation, list-changed notifications, and server-to-client
@@ -37,12 +38,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import secrets
 import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -74,6 +77,8 @@ _CONNECTION_CLOSED = -32000  # MCP's error code for a request its transport can 
 _RECENT_LIMIT = 50
 REPAIR_STATS_FILE = "repair-stats.json"
 _CALLS_LIMIT = 10_000  # unanswered tools/call requests remembered for the recorder (a cancelled one never is)
+_BATCH = re.compile(rb"[ \t\r\n]*\[")
+_WAITING_LIMIT = 10_000  # unanswered requests remembered, so each gets one answer should the upstream go
 
 
 @dataclass
@@ -149,9 +154,9 @@ class _Relay:
     A message is the bytes of one JSON-RPC message; one the relay writes comes back as one line
     ending in a newline (MCP's stdio framing), which a transport that frames messages otherwise
     splits on newlines. The relay remembers which of the client's requests the upstream still owes
-    an answer (``waiting``, with their methods); a transport that loses its upstream answers them
-    with `abandon`. It saves the counts with `save` (every so often, and at the end) and ends the
-    recording with `finish_recording`.
+    an answer (``waiting``: each id with the methods in flight under it, at most ``_WAITING_LIMIT``
+    requests); a transport that loses its upstream answers them with `abandon`, once each. It saves
+    the counts with `save` (every so often, and at the end) and ends the recording with `finish_recording`.
 
     >>> relay = _Relay("type-array", normalizer=None, stats=None)
     >>> relay.from_client(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n').upstream
@@ -183,7 +188,8 @@ class _Relay:
         self.tracer = tracer
         self.calls: dict[RequestId, _Call] = {}
         self.repairers: dict[str, Repairer] = {}
-        self.waiting: dict[RequestId, str] = {}
+        self.waiting: dict[RequestId, list[str]] = {}
+        self.waiting_count = 0
         self.pings: dict[str, Callable[[], None]] = {}
         self.pings_sent = 0
         self.listed = False  # the proxy listed the tools itself since the last list_changed
@@ -198,6 +204,8 @@ class _Relay:
             self.held.append(line)
             return _NOTHING
         try:
+            if _BATCH.match(line):
+                return self._batch(line, self.from_client, to_client=False)
             return self._from_client(line)
         except Exception:  # never lose a message to a bug in the lenient layer: send it as it came
             logger.exception("could not process a message from the client; forwarded as it came")
@@ -207,6 +215,8 @@ class _Relay:
         """Where ``line`` goes: to the client (a ``tools/list`` result widened), or nowhere for the
         replies to the proxy's own requests (which may release the client's held messages upstream)."""
         try:
+            if _BATCH.match(line):
+                return self._batch(line, self.from_upstream, to_client=True)
             return self._from_upstream(line)
         except Exception:
             logger.exception("could not process a message from the upstream; forwarded as it came")
@@ -224,14 +234,16 @@ class _Relay:
         the held ones included."""
         held, self.held = self.held or [], None
         for line in held:
-            message = _parsed(line)
+            message = _parsed(line) or _members(line)
             if _is_id(message.get("id")) and isinstance(message.get("method"), str):
-                self.waiting[message["id"]] = message["method"]
+                self._wait(message["id"], message["method"])
         answers = []
-        for request_id in list(self.waiting):
-            del self.waiting[request_id]
-            self._answered(request_id, None, by_upstream=False)
-            answers.append(_error(request_id, f"{reason} before answering this request"))
+        waiting, self.waiting, self.waiting_count = self.waiting, {}, 0
+        for request_id, methods in waiting.items():
+            for method in methods:
+                if method == "tools/call":
+                    self._answered(request_id, None, by_upstream=False)
+                answers.append(_error(request_id, f"{reason} before answering this request"))
         return answers
 
     def refusal(self, line: bytes, reason: str) -> bytes | None:
@@ -242,9 +254,67 @@ class _Relay:
             return _error(request_id, reason)
         return None
 
+    def _batch(self, line: bytes, route: Callable[[bytes], Routed], to_client: bool) -> Routed:
+        """A JSON-RPC batch: each element routed as a single message would be, the elements for
+        one side gathered again into one batch (the replies to the proxy's own requests dropped)."""
+        elements, verbatim = _message(line)
+        if not isinstance(elements, list) or not elements:
+            return Routed(client=line) if to_client else Routed(upstream=line)
+        lines = [_dumped(element, verbatim) if isinstance(element, dict) else b"" for element in elements]
+        if not all(lines):
+            return Routed(client=line) if to_client else Routed(upstream=line)
+        routed = [route(element) for element in lines]
+        if to_client:  # what goes back upstream is the client's held messages, released one by one
+            answers = [route.client for route in routed]
+            if answers == lines:  # nothing changed: the same bytes
+                return Routed(client=line)
+            return Routed(upstream=b"".join(route.upstream for route in routed), client=_joined(answers))
+        requests = [route.upstream for route in routed]
+        answers = [route.client for route in routed]  # the proxy's own answers, as a batch too
+        if requests == lines and not any(answers):
+            return Routed(upstream=line)
+        return Routed(upstream=_joined(requests), client=_joined(answers))
+
+    def _wait(self, request_id: RequestId, method: str) -> None:
+        """Remember that the upstream owes ``request_id`` an answer to ``method``; the oldest is forgotten
+        past ``_WAITING_LIMIT`` (a client that never waits for its answers must not grow memory)."""
+        if self.waiting_count >= _WAITING_LIMIT:
+            oldest = next(iter(self.waiting))
+            self.waiting_count -= len(self.waiting.pop(oldest))
+            self.calls.pop(oldest, None)
+        methods = self.waiting.get(request_id)
+        if methods is None:
+            self.waiting[request_id] = [method]
+        else:  # the client reused an id still in flight: told apart by the answer's shape
+            methods.append(method)
+        self.waiting_count += 1
+
+    def _answered_method(self, request_id: RequestId, message: Mapping[str, Any]) -> str | None:
+        """The method of the request ``message`` answers, no longer waited for (None: not waited for)."""
+        methods = self.waiting.get(request_id)
+        if methods is None:
+            return None
+        index = 0
+        if len(methods) > 1:  # one id for several methods: a tools/list answer is the one with tools
+            result = message.get("result")
+            listing = isinstance(result, dict) and isinstance(result.get("tools"), list)
+            matching = [i for i, method in enumerate(methods) if (method == "tools/list") == listing]
+            index = matching[0] if matching else 0
+        method = methods.pop(index)
+        if not methods:
+            del self.waiting[request_id]
+        self.waiting_count -= 1
+        return method
+
     def _from_client(self, line: bytes) -> Routed:
-        message = _parsed(line)
+        message, verbatim = _message(line)
+        if message is None:  # too deep for the parser: its id and method still say what the upstream owes
+            message = _members(line)
+        if not isinstance(message, dict):
+            return Routed(upstream=line)  # not a JSON-RPC message: the upstream's to refuse
         method, request_id = message.get("method"), message.get("id")
+        if method == "notifications/cancelled" and isinstance(message.get("params"), dict):
+            self._cancelled(message["params"].get("requestId"))
         if not isinstance(method, str) or not _is_id(request_id):
             return Routed(upstream=line)  # a notification, a reply to the upstream, or not JSON-RPC: the upstream's
         if method == "tools/call" and isinstance(message.get("params"), dict):
@@ -254,28 +324,37 @@ class _Relay:
                 # A tool the proxy has no schema for: list the tools first (or wait for the client's
                 # own listing, already on its way), holding this call and what follows.
                 self.listed, self.held, self.list_pages = True, [line], 0
-                if "tools/list" in self.waiting.values():
+                if any("tools/list" in methods for methods in self.waiting.values()):
                     return _NOTHING
                 return Routed(upstream=self._list_request(None))
-            self.waiting[request_id] = method
+            self._wait(request_id, method)
             if self.tracer is not None:  # the call's spans, their context in the forwarded _meta
                 params = self.tracer.request(request_id, params)
             try:
                 params = self._repaired_call(request_id, params)
             except _Conflict as conflict:
-                del self.waiting[request_id]
+                self._answered_method(request_id, {})
                 answer = _tool_error(request_id, str(conflict))
                 self._answered(request_id, _parsed(answer))
                 return Routed(client=answer)
             if params is not message["params"]:
-                rewritten = _dumped({**message, "params": params})
+                rewritten = _dumped({**message, "params": params}, verbatim)
                 return Routed(upstream=rewritten or line)
             return Routed(upstream=line)
-        self.waiting[request_id] = method
+        self._wait(request_id, method)
         return Routed(upstream=line)
 
+    def _cancelled(self, request_id: Any) -> None:
+        """The client cancelled a request: the upstream need not answer it (MCP), so it is no longer owed."""
+        if _is_id(request_id) and request_id in self.waiting:
+            self.waiting_count -= len(self.waiting.pop(request_id))
+            self.calls.pop(request_id, None)
+
     def _from_upstream(self, line: bytes) -> Routed:
-        message = _parsed(line)
+        message = _parsed(line) or _exact(line).value
+        if not isinstance(message, dict) or not message:
+            # Too deep for the parsers: its id still says which request it answers, so none is answered twice.
+            message = _members(line)
         request_id = message.get("id")
         if "method" in message:
             if message["method"] == "notifications/tools/list_changed":
@@ -285,14 +364,17 @@ class _Relay:
             return Routed(client=line)
         if isinstance(request_id, str) and request_id.startswith(_OWN_PREFIX):
             return self._own_answer(request_id, message)
-        method = self.waiting.pop(request_id, None)
-        self._answered(request_id, message)
+        method = self._answered_method(request_id, message)
+        if method == "tools/call":
+            self._answered(request_id, message)
         if method == "tools/list" and isinstance(message.get("result"), dict):
+            exact, verbatim = _message(line)  # numbers beyond a double, as they came
+            message = exact if isinstance(exact, dict) and isinstance(exact.get("result"), dict) else message
             result = message["result"]
             if result.get("nextCursor") is None:  # the client has listed every tool: no need to list again
                 self.listed = True
             widened = self._widened_listing(result)
-            answer = _dumped({**message, "result": widened}) or line if widened is not result else line
+            answer = _dumped({**message, "result": widened}, verbatim) or line if widened is not result else line
             if self.held is not None and self.list_pages == 0:  # the held calls waited for this listing
                 released = self.release()
                 return Routed(upstream=released.upstream, client=answer + released.client)
@@ -479,13 +561,184 @@ def _is_id(value: Any) -> bool:
     return isinstance(value, (int, str)) and not isinstance(value, bool)
 
 
-def _dumped(message: dict[str, Any]) -> bytes:
-    """``message`` as one line of compact JSON, or b"" when it cannot be written again exactly
-    (a number beyond a double, a lone surrogate): the caller then sends the original."""
+class _Verbatim(float):
+    """A JSON number a double cannot hold as written (``1e400``, ``1e-400``, 30 significant digits, an
+    integer over Python's 4,300 digits): its nearest double for checking, its text for writing."""
+
+    __slots__ = ("text",)
+    text: str
+
+
+class _Exact(NamedTuple):
+    """A message parsed by `_exact`; ``verbatim``: it holds a `_Verbatim` number, written back by `_dumped`."""
+
+    value: Any
+    verbatim: bool
+
+
+_made = [0]  # how many `_Verbatim` numbers were ever made: `_exact` tells whether its parse made one
+# Stands in for a `_Verbatim` number while the rest of the message is written; no client can guess it.
+_TOKEN = f"\x00pydantic-lenient-{secrets.token_hex(8)}-"
+_TOKEN_WRITTEN = re.compile(re.escape(json.dumps(_TOKEN)[:-1].encode()) + rb'([0-9]+)"')
+
+
+def _verbatim(text: str, value: float) -> _Verbatim:
+    _made[0] += 1
+    number = _Verbatim(value)
+    number.text = text
+    return number
+
+
+def _number(text: str) -> float:
+    value = float(text)
+    if repr(value) == text:
+        return value
     try:
-        return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode() + b"\n"
-    except (ValueError, UnicodeEncodeError):
+        if Decimal(repr(value)) == Decimal(text):  # "1.50" is the double 1.5: nothing to keep
+            return value
+    except InvalidOperation:
+        pass
+    return _verbatim(text, value)
+
+
+def _integer(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:  # over Python's digit limit for int()
+        return _verbatim(text, float("-inf") if text.startswith("-") else float("inf"))
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_EXACT = json.JSONDecoder(parse_float=_number, parse_constant=_not_json)
+_EXACT_INTEGERS = json.JSONDecoder(parse_float=_number, parse_int=_integer, parse_constant=_not_json)
+# Where a number may not survive a double: 17 digits and dots in a row, or an exponent. Anywhere else
+# a number has at most 15 significant digits with a fraction, or is an integer (exact in Python).
+_MAYBE_INEXACT = re.compile(rb"[0-9](?:[0-9.]{16}|[eE])")
+
+
+def _exact(line: bytes) -> _Exact:
+    """``line``'s JSON value with every number as exact as it was written, or None when it is not JSON."""
+    made = _made[0]
+    try:
+        text = line.decode()
+        try:
+            value = _EXACT.decode(text)
+        except ValueError:  # an integer over int()'s digit limit, perhaps: again, with each integer checked
+            value = _EXACT_INTEGERS.decode(text)
+    except (ValueError, RecursionError):
+        return _Exact(None, False)
+    return _Exact(value, _made[0] != made)
+
+
+def _message(line: bytes) -> _Exact:
+    """`_exact`, by the faster parser when no number in ``line`` can be beyond a double."""
+    if _MAYBE_INEXACT.search(line) is None:
+        try:
+            return _Exact(from_json(line), False)
+        except ValueError:  # a lone surrogate, deep nesting: the exact parser may still read it
+            pass
+    return _exact(line)
+
+
+def _with_tokens(value: Any, texts: list[str]) -> Any:
+    if isinstance(value, _Verbatim):
+        texts.append(value.text)
+        return f"{_TOKEN}{len(texts) - 1}"
+    if isinstance(value, dict):
+        return {key: _with_tokens(item, texts) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_with_tokens(item, texts) for item in value]
+    return value
+
+
+def _dumped(message: dict[str, Any], verbatim: bool = False) -> bytes:
+    """``message`` as one line of compact JSON, with each `_Verbatim` number as written (``verbatim``:
+    it may hold one) and a lone surrogate as its escape; b"" when it cannot be written (the caller
+    then sends the original)."""
+    texts: list[str] = []
+    try:
+        if verbatim:
+            message = _with_tokens(message, texts)
+        try:
+            text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            data = text.encode()
+        except UnicodeEncodeError:  # a lone surrogate: ASCII escapes keep it
+            text = json.dumps(message, separators=(",", ":"), allow_nan=False)
+            data = text.encode()
+    except (ValueError, RecursionError):
         return b""
+    if texts:
+        data = _TOKEN_WRITTEN.sub(lambda match: texts[int(match[1])].encode(), data)
+    return data + b"\n"
+
+
+def _joined(lines: list[bytes]) -> bytes:
+    """Single messages, each a line, as one batch line (nothing for none)."""
+    parts = [line.rstrip(b"\n") for line in lines if line]
+    return b"[" + b",".join(parts) + b"]\n" if parts else b""
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_DECODER = json.JSONDecoder()
+_PLAIN = re.compile(r'[^"\[\]{}]+')
+_NESTED = object()  # a member `_members` did not read: an array or an object
+
+
+def _members(line: bytes) -> dict[str, Any]:
+    """The top-level members of a JSON object too deep for the parsers, arrays and objects left
+    unread (`_NESTED`): enough to route it. {} when it is not such an object. No recursion."""
+    try:
+        text = line.decode()
+        position = _SPACE.match(text).end()  # type: ignore[union-attr]
+        if text[position : position + 1] != "{":
+            return {}
+        members: dict[str, Any] = {}
+        position = _SPACE.match(text, position + 1).end()  # type: ignore[union-attr]
+        while text[position : position + 1] != "}":
+            key, position = _DECODER.raw_decode(text, position)
+            position = _SPACE.match(text, position).end()  # type: ignore[union-attr]
+            if text[position] != ":" or not isinstance(key, str):
+                return {}
+            position = _SPACE.match(text, position + 1).end()  # type: ignore[union-attr]
+            if text[position] in "[{":
+                position, members[key] = _skipped(text, position), _NESTED
+            else:
+                members[key], position = _DECODER.raw_decode(text, position)
+            position = _SPACE.match(text, position).end()  # type: ignore[union-attr]
+            if text[position] == ",":
+                position = _SPACE.match(text, position + 1).end()  # type: ignore[union-attr]
+            elif text[position] != "}":
+                return {}
+    except (ValueError, IndexError):
+        return {}
+    return members
+
+
+def _skipped(text: str, position: int) -> int:
+    """Where the array or object at ``position`` ends."""
+    depth = 0
+    while True:
+        plain = _PLAIN.match(text, position)
+        if plain is not None:
+            position = plain.end()
+        character = text[position]
+        if character == '"':
+            match = _STRING.match(text, position)
+            if match is None:
+                raise ValueError("an unterminated string")
+            position = match.end()
+            continue
+        if character in "[{":
+            depth += 1
+        elif character in "]}":
+            depth -= 1
+            if depth == 0:
+                return position + 1
+        position += 1
 
 
 def _error(request_id: RequestId, message: str) -> bytes:

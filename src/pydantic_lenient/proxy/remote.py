@@ -7,7 +7,8 @@ parsed into a model. It keeps the session (``Mcp-Session-Id``), sends the negoti
 ``MCP-Protocol-Version``, opens the GET stream for the server's own messages, resumes a stream that
 breaks before its answer with ``Last-Event-ID``, and ends the session with a DELETE. The user's
 headers (``--header``, for auth) go with every request; neither their values nor the URL's query
-are ever logged.
+are ever logged, by the proxy or by the HTTP stack (httpx2 logs each request's URL at INFO: a filter
+on its loggers takes them out for the session).
 
 Built on httpx2, the HTTP client the official MCP SDK's own Streamable HTTP client uses: its
 `EventSource` parses SSE with a bound on an event's size, and one pooled client keeps connections
@@ -41,6 +42,24 @@ _VERSION_HEADER = "mcp-protocol-version"
 _CONNECT_TIMEOUT = 10.0
 _RESUMPTIONS = 3  # tries to resume a stream that broke before its answer
 _RESUME_DELAY = 1.0  # seconds before a resumption when the server named no retry interval
+_HTTP_LOGGERS = ("httpx2", "httpcore2")
+_REDACTED = "[redacted]"
+
+
+class _Redacting(logging.Filter):
+    """Takes the given secrets (header values, the URL's query) out of every record it sees."""
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        super().__init__()
+        self.secrets = sorted({secret for secret in secrets if secret}, key=len, reverse=True)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if any(secret in message for secret in self.secrets):
+            for secret in self.secrets:
+                message = message.replace(secret, _REDACTED)
+            record.msg, record.args = message, None
+        return True
 
 
 class HttpUpstream:
@@ -52,6 +71,7 @@ class HttpUpstream:
         # The name shown in errors: no credentials, no query (either may hold a token).
         self.name = f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
         self.headers = dict(headers)
+        self.redacting = _Redacting([parts.query, *self.headers.values()])
         self.client: httpx2.AsyncClient | None = None
         self.session: str | None = None
         self.version: str | None = None
@@ -73,6 +93,8 @@ class HttpUpstream:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else "no connection"
             raise StartError(f"cannot reach the upstream MCP server `{self.name}`: {reason}") from None
         writer.close()
+        for name in _HTTP_LOGGERS:
+            logging.getLogger(name).addFilter(self.redacting)
         self.client = httpx2.AsyncClient(
             headers=self.headers,
             timeout=httpx2.Timeout(_CONNECT_TIMEOUT, read=None),  # a tool may run long: liveness is the pings' job
@@ -97,6 +119,8 @@ class HttpUpstream:
             with contextlib.suppress(httpx2.HTTPError, TimeoutError):
                 await asyncio.wait_for(self.client.delete(self.url, headers=self._headers()), 2.0)
         await self.client.aclose()
+        for name in _HTTP_LOGGERS:
+            logging.getLogger(name).removeFilter(self.redacting)
 
     # ---- sending
 
