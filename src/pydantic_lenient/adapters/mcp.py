@@ -4,7 +4,9 @@
     server.tool()(search)
     make_lenient(server, normalizer=Normalizer.from_file("rules.json"))
 
-`make_lenient` does this for every tool registered now or later:
+`make_lenient` does this for every tool registered now or later, as it is registered, so an
+in-process ``await server.list_tools()``, `pydantic_lenient.tool_catalog` of the server and a
+client over any transport all see the same schemas:
 
 * ``tools/list`` advertises each tool's input schema in a chosen style (default ``type-array``):
   the SDK's own schema, through the style stage (`pydantic_lenient.apply_style`).
@@ -27,12 +29,13 @@
 
 The SDK's public hooks carry all of it: server middleware, the ``Tool.fn_metadata`` field and its
 ``FuncMetadata.pre_parse_json`` method. The one private name, the server's tool manager, is read in
-`_registered_tools` and `_tool` only. Needs the ``mcp`` extra.
+`_registered_tools`, `_tool` and `_patch_on_registration` only. Needs the ``mcp`` extra.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import time
 import types
@@ -122,6 +125,7 @@ def make_lenient(
     )
     server.middleware.append(middleware)
     middleware.patch_tools()
+    _patch_on_registration(server, middleware)
     return server
 
 
@@ -133,6 +137,21 @@ def _registered_tools(server: MCPServer) -> list[Tool]:
 
 def _tool(server: MCPServer, name: str) -> Tool | None:
     return server._tool_manager.get_tool(name)
+
+
+def _patch_on_registration(server: MCPServer, middleware: LenientServerMiddleware) -> None:
+    """Patch each tool as the server registers it, not at the next message: the SDK lists tools
+    (in process, or to a transport) without running middleware first."""
+    manager = server._tool_manager
+    register = manager.add_tool
+
+    @functools.wraps(register)
+    def add_tool(*args: Any, **kwargs: Any) -> Tool:
+        tool = register(*args, **kwargs)
+        middleware.patch_tools()
+        return tool
+
+    manager.add_tool = add_tool  # type: ignore[method-assign]  # on this server's manager only
 
 
 def _metadata(server: MCPServer, name: str) -> LenientFuncMetadata | None:
