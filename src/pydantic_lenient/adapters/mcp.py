@@ -25,7 +25,9 @@ client over any transport all see the same schemas:
   (`Normalizer.register_tools`), so its calls are counted under its name.
 * With a ``log_dir`` (or an `OutcomeRecorder` as ``recorder``), every ``tools/call`` is recorded:
   ok, refused by validation (each field's error type and value shape), or failed in the tool, with
-  its duration and the normalizations applied (`pydantic_lenient.observe.recorder`).
+  its duration and the normalizations applied (`pydantic_lenient.observe.recorder`). An argument
+  name the tool does not declare is recorded in every case, with the declared name it is near;
+  the SDK still decides whether it is refused or ignored.
 
 The SDK's public hooks carry all of it: server middleware, the ``Tool.fn_metadata`` field and its
 ``FuncMetadata.pre_parse_json`` method. The one private name, the server's tool manager, is read in
@@ -52,7 +54,7 @@ from pydantic import PrivateAttr, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
-from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure
+from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, unknown_parameters
 from pydantic_lenient.observe.outcomes import Status
 from pydantic_lenient.observe.recorder import OutcomeRecorder, adapter_recorder
 from pydantic_lenient.schema.styles import Style
@@ -236,8 +238,12 @@ class LenientServerMiddleware:
         finally:
             _REFUSAL.reset(token)
         duration_ms = (time.perf_counter() - started) * 1000
+        metadata = _metadata(self.server, name)
+        # Names the tool does not declare are recorded however the call ends; whether they are
+        # refused or ignored stays the SDK's (and the tool's) own setting.
+        unknown = unknown_parameters(arguments, metadata.parameter_names) if metadata is not None else ()
         if not _is_error(response):
-            self.recorder.record(name, "ok", duration_ms, norms=norms)
+            self.recorder.record(name, "ok", duration_ms, failures=unknown, norms=norms)
         elif (
             refusal.error is not None
             and refusal.metadata is not None
@@ -249,7 +255,7 @@ class LenientServerMiddleware:
             refused = refusal.error.with_traceback(None)  # handled: its frames need not live until the flush
             self.recorder.record_refusal(name, duration_ms, refused, arguments, known=known, norms=norms)
         else:
-            self.recorder.record(name, "error", duration_ms, norms=norms)
+            self.recorder.record(name, "error", duration_ms, failures=unknown, norms=norms)
         return response
 
     def _record(
