@@ -3,6 +3,11 @@
 A tool can be given as a ``(name, model)`` pair, an object with ``name``, ``description`` and
 ``input_model``, a plain function (its parameters become the input model, as MCP SDKs do), a model
 class, a list or dict of those, or an MCP server object from the official ``mcp`` SDK or FastMCP.
+
+A server's catalog is built from what the server itself lists (its ``tools/list`` schemas, after
+any middleware, as a client receives them), so a server made lenient by an adapter is cataloged,
+audited and checked as its clients see it: at the adapter's style and target, the catalog *is*
+the listing.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import concurrent.futures
 import inspect
 import typing
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, create_model
@@ -41,6 +46,8 @@ class ToolSpec:
     name: str
     description: str | None
     input_model: type[BaseModel]
+    advertised: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    """For a server's tool: the input schema the server lists, which its catalog is built from."""
 
 
 def tool_catalog(tools: Any, *, style: Style = "type-array", target: Target = "mcp") -> dict[str, Any]:
@@ -68,7 +75,8 @@ def tool_catalog(tools: Any, *, style: Style = "type-array", target: Target = "m
         entry: dict[str, Any] = {"name": spec.name}
         if spec.description:
             entry["description"] = spec.description
-        entry["inputSchema"] = input_schema(spec.input_model, style=style, target=target)
+        source = spec.input_model if spec.advertised is None else spec.advertised
+        entry["inputSchema"] = input_schema(source, style=style, target=target)
         listed.append(entry)
     return {"tools": listed}
 
@@ -182,23 +190,27 @@ def is_official_sdk_server(value: Any) -> bool:
 
 
 def _official_sdk_specs(server: Any) -> Iterable[ToolSpec]:
+    listed = {tool.name: tool for tool in run_sync(server.list_tools())}  # what a client receives
     for tool in server._tool_manager.list_tools():
-        yield ToolSpec(tool.name, tool.description, tool.fn_metadata.arg_model)
+        if tool.name in listed:
+            advertised = listed[tool.name].input_schema
+            yield ToolSpec(tool.name, tool.description, tool.fn_metadata.arg_model, advertised)
 
 
 # FastMCP validates a function tool's arguments against the function itself; the parameters it
-# advertises are the ones left once it has removed those it injects.
+# advertises are the ones left once it has removed those it injects. Its middleware runs on the
+# listing as on a client's (a lenient one may replace a tool's function), before the functions are read.
 def is_fastmcp_server(value: Any) -> bool:
     return hasattr(value, "local_provider") and inspect.iscoroutinefunction(getattr(value, "list_tools", None))
 
 
 def _fastmcp_specs(server: Any) -> Iterable[ToolSpec]:
-    for tool in run_sync(server.list_tools(run_middleware=False)):
+    for tool in run_sync(server.list_tools()):
         function = getattr(tool, "fn", None)
         if function is None:
             raise TypeError(f"FastMCP tool {tool.name!r} has no Python function to read its parameters from")
-        advertised = tool.parameters.get("properties", {})
-        yield ToolSpec(tool.name, tool.description, model_from_function(function, keep=advertised))
+        parameters = tool.parameters.get("properties", {})
+        yield ToolSpec(tool.name, tool.description, model_from_function(function, keep=parameters), tool.parameters)
 
 
 def run_sync(coroutine: Coroutine[Any, Any, _T]) -> _T:
