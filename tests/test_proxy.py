@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from tests.conftest import SERVER_EVERYTHING, require_external
 from tests.sdks import require
 
 require("mcp")
@@ -43,12 +44,9 @@ T = TypeVar("T")
 @pytest.fixture(scope="module")
 def everything() -> list[str]:
     """The command that starts server-everything over stdio; skipped (or failed in CI) without it."""
+    require_external(SERVER_EVERYTHING)
     node = shutil.which("node")
-    if node is None or not (EVERYTHING / "index.js").is_file():
-        message = "server-everything not installed: run `npm ci --prefix tests/upstream` (needs node)"
-        if os.environ.get("PYDANTIC_LENIENT_REQUIRE_UPSTREAM"):
-            pytest.fail(message)
-        pytest.skip(message)
+    assert node is not None
     return [node, str(EVERYTHING / "index.js"), "stdio"]
 
 
