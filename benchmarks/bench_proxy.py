@@ -1,73 +1,265 @@
-"""Round trips of a cheap tool call through `pydantic-lenient proxy` against the same server direct.
+"""`pydantic-lenient proxy` against the same server direct, with a raw JSON-RPC client, in one run.
 
-python benchmarks/bench_proxy.py
+python benchmarks/bench_proxy.py [--calls 1000]
 
-The upstream is `@modelcontextprotocol/server-everything`'s `echo` tool (install it with
-`npm ci --prefix tests/upstream`); the client is the official SDK's `ClientSession` over stdio.
-Calls alternate between the two sessions, so a slow moment on a shared machine hits both alike.
+The upstream is `@modelcontextprotocol/server-everything` (install it with `npm ci --prefix
+tests/upstream`), over stdio, and in its ``streamableHttp`` mode on 127.0.0.1 for the remote
+start-up. The client writes and reads JSON-RPC lines itself (no SDK on the client side, whose own
+cost would hide the proxy's). Each measure alternates the direct and the proxied case, so a slow
+moment on a shared machine hits both alike, and prints a ratio:
+
+* start-up added: spawn to the first ``tools/list`` answer (initialize, initialized, tools/list),
+  proxied minus direct, over stdio and for a remote server (direct: the same three messages over
+  HTTP), median of several starts;
+* round trip at concurrency 1: ``echo`` calls one at a time, median, proxied / direct;
+* throughput at concurrency 32: ``echo`` calls with 32 in flight, direct / proxied time for the same
+  number of calls;
+* CPU per call: the proxy process's user + system time over the round trips, per call.
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import itertools
+import json
 import os
 import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-import anyio
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+import httpx2
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVER = (
-    ROOT / "tests" / "upstream" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
-)
-ROUND_TRIPS = 200
-TARGET = 1.3
+SERVER = ROOT / "tests" / "upstream" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"
+LOOPBACK = ROOT / "tests" / "upstream" / "loopback.mjs"
+STARTS = 7
+CONCURRENCY = 32
+TARGETS = {"start-up": 0.150, "round trip": 1.15, "throughput": 0.9}
+INITIALIZE = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "bench-proxy", "version": "1"},
+}
 
 
-async def measure() -> tuple[float, float]:
-    upstream = ["node", str(SERVER), "stdio"]
-    environment = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    direct = StdioServerParameters(command=upstream[0], args=upstream[1:])
-    proxied = StdioServerParameters(
-        command=sys.executable, args=["-m", "pydantic_lenient", "proxy", "--", *upstream], env=environment
-    )
-    with open(os.devnull, "w") as quiet:
-        async with (
-            stdio_client(direct, errlog=quiet) as (direct_read, direct_write),
-            stdio_client(proxied, errlog=quiet) as (proxy_read, proxy_write),
-            ClientSession(direct_read, direct_write) as direct_session,
-            ClientSession(proxy_read, proxy_write) as proxy_session,
-        ):
-            times: dict[str, list[float]] = {"direct": [], "proxy": []}
-            sessions = {"direct": direct_session, "proxy": proxy_session}
-            for session in sessions.values():
-                await session.initialize()
-                await session.list_tools()
-                for _ in range(20):  # warm up both paths
-                    await session.call_tool("echo", {"message": "hello"})
-            for _ in range(ROUND_TRIPS):
-                for name, session in sessions.items():
-                    start = time.perf_counter()
-                    result = await session.call_tool("echo", {"message": "hello"})
-                    times[name].append(time.perf_counter() - start)
-                    assert not result.is_error
+class Client:
+    """A raw JSON-RPC client over a process's stdin/stdout: one line per message, answers by id."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.ids = itertools.count(1)
+        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def start(cls, command: list[str]) -> Client:
+        environment = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=environment,
+            limit=64 * 1024 * 1024,
+        )
+        return cls(process)
+
+    async def _read(self) -> None:
+        assert self.process.stdout is not None
+        while line := await self.process.stdout.readline():
+            message: dict[str, Any] = json.loads(line)
+            future = self.pending.pop(message["id"], None) if isinstance(message.get("id"), int) else None
+            if future is not None and not future.done():
+                future.set_result(message)
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        request_id = next(self.ids)
+        future = self.pending[request_id] = asyncio.get_running_loop().create_future()
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params or {}})
+        answer: dict[str, Any] = await future
+        if "error" in answer:
+            raise RuntimeError(f"{method}: {answer['error']}")
+        return answer
+
+    async def open_session(self) -> None:
+        await self.request("initialize", INITIALIZE)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await self.request("tools/list")
+
+    async def echo(self) -> None:
+        answer = await self.request("tools/call", {"name": "echo", "arguments": {"message": "hello"}})
+        assert not answer["result"].get("isError"), answer
+
+    async def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            await asyncio.wait_for(self.process.wait(), 5)
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+        self.reader.cancel()
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system time of a live process, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _http_session(url: str) -> None:
+    """initialize, initialized and tools/list over Streamable HTTP, as a direct remote client starts."""
+    accept = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+    def answer(response: httpx2.Response) -> None:
+        if response.status_code >= 400:
+            raise RuntimeError(f"HTTP {response.status_code}")
+
+    async with httpx2.AsyncClient(timeout=30) as client:
+        message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE}
+        response = await client.post(url, json=message, headers=accept)
+        answer(response)
+        headers = {**accept, "mcp-session-id": response.headers["mcp-session-id"]}
+        headers["mcp-protocol-version"] = INITIALIZE["protocolVersion"]
+        answer(await client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers))
+        response = await client.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=headers)
+        answer(response)
+        assert '"tools"' in response.text
+        await client.delete(url, headers=headers)
+
+
+async def _started(command: list[str]) -> float:
+    """Seconds from spawning ``command`` to its first tools/list answer."""
+    started = time.perf_counter()
+    client = await Client.start(command)
+    await client.open_session()
+    elapsed = time.perf_counter() - started
+    await client.close()
+    return elapsed
+
+
+async def _startups(direct: list[str], proxied: list[str]) -> tuple[float, float]:
+    times: dict[str, list[float]] = {"direct": [], "proxy": []}
+    for _ in range(STARTS):
+        times["direct"].append(await _started(direct))
+        times["proxy"].append(await _started(proxied))
     return statistics.median(times["direct"]), statistics.median(times["proxy"])
 
 
+async def _remote_startups(url: str) -> tuple[float, float]:
+    proxied = [sys.executable, "-m", "pydantic_lenient", "proxy", "--url", url]
+    times: dict[str, list[float]] = {"direct": [], "proxy": []}
+    for _ in range(STARTS):
+        started = time.perf_counter()
+        await _http_session(url)
+        times["direct"].append(time.perf_counter() - started)
+        times["proxy"].append(await _started(proxied))
+    return statistics.median(times["direct"]), statistics.median(times["proxy"])
+
+
+async def _serve_remote() -> tuple[asyncio.subprocess.Process, str]:
+    node = [
+        "node",
+        "--import",
+        str(LOOPBACK),
+        str(SERVER / "index.js"),
+        "streamableHttp",
+    ]
+    process = await asyncio.create_subprocess_exec(
+        *node, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+    )
+    assert process.stderr is not None
+    while line := (await asyncio.wait_for(process.stderr.readline(), 60)).decode():
+        if line.startswith("port "):
+            return process, f"http://127.0.0.1:{int(line.split()[1])}/mcp"
+    raise RuntimeError("server-everything did not start in streamableHttp mode")
+
+
+async def _concurrent(client: Client, calls: int) -> float:
+    """Seconds for ``calls`` echo calls with CONCURRENCY in flight."""
+    remaining = iter(range(calls))
+
+    async def worker() -> None:
+        for _ in remaining:
+            await client.echo()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
+    return time.perf_counter() - started
+
+
+async def measure(calls: int) -> dict[str, Any]:
+    direct_command = ["node", str(SERVER / "index.js"), "stdio"]
+    proxy_command = [sys.executable, "-m", "pydantic_lenient", "proxy", "--", *direct_command]
+    results: dict[str, Any] = {}
+    results["stdio start-up"] = await _startups(direct_command, proxy_command)
+    remote, url = await _serve_remote()
+    try:
+        results["remote start-up"] = await _remote_startups(url)
+    finally:
+        remote.terminate()
+        await remote.wait()
+
+    direct, proxy = await Client.start(direct_command), await Client.start(proxy_command)
+    try:
+        for client in (direct, proxy):
+            await client.open_session()
+            for _ in range(100):  # warm up both paths
+                await client.echo()
+        times: dict[str, list[float]] = {"direct": [], "proxy": []}
+        cpu_before = _cpu_seconds(proxy.process.pid)
+        for _ in range(calls):
+            for name, client in (("direct", direct), ("proxy", proxy)):
+                started = time.perf_counter()
+                await client.echo()
+                times[name].append(time.perf_counter() - started)
+        results["cpu per call"] = (_cpu_seconds(proxy.process.pid) - cpu_before) / calls
+        results["round trip"] = statistics.median(times["direct"]), statistics.median(times["proxy"])
+        spans: dict[str, list[float]] = {"direct": [], "proxy": []}
+        for _ in range(5):
+            spans["direct"].append(await _concurrent(direct, calls))
+            spans["proxy"].append(await _concurrent(proxy, calls))
+        results["throughput"] = statistics.median(spans["direct"]), statistics.median(spans["proxy"])
+    finally:
+        await direct.close()
+        await proxy.close()
+    return results
+
+
+def _row(label: str, result: str, target: str, met: bool, direct: float, proxy: float) -> None:
+    mark = "" if met else "  (misses target)"
+    print(f"{label:48} {result:>9} {target:>10}  {proxy * 1e3:.3g} ms / {direct * 1e3:.3g} ms{mark}")
+
+
 def main() -> int:
-    if not SERVER.is_file():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=1000, help="calls per case for the round trips and throughput")
+    calls = parser.parse_args().calls
+    if not (SERVER / "index.js").is_file():
         print("server-everything is not installed: npm ci --prefix tests/upstream", file=sys.stderr)
         return 2
-    direct, proxy = anyio.run(measure)
-    ratio = proxy / direct
-    mark = "" if ratio <= TARGET else "  (over target)"
-    print(f"\n{ROUND_TRIPS} round trips of server-everything's echo, official SDK client over stdio (median)")
-    print(f"{'measured':44} {'ratio':>7} {'target':>7}")
-    times = f"{proxy * 1e3:.3g} ms / {direct * 1e3:.3g} ms"
-    print(f"{'through the proxy, vs direct':44} {ratio:6.2f}x {TARGET:6.2f}x  {times}{mark}")
+    results = asyncio.run(measure(calls))
+    print(f"\nserver-everything's echo, raw JSON-RPC client, direct and proxied alternating ({calls} calls per case)")
+    print(f"{'measured':48} {'result':>9} {'target':>10}  proxy / direct")
+    for name in ("stdio start-up", "remote start-up"):
+        direct, proxy = results[name]
+        added, target = (proxy - direct) * 1e3, TARGETS["start-up"] * 1e3
+        _row(f"{name}: added by the proxy", f"{added:7.0f}ms", f"<= {target:.0f}ms", added <= target, direct, proxy)
+    direct, proxy = results["round trip"]
+    ratio, target = proxy / direct, TARGETS["round trip"]
+    _row("round trip, concurrency 1", f"{ratio:7.2f}x", f"<= {target:.2f}x", ratio <= target, direct, proxy)
+    direct, proxy = results["throughput"]
+    ratio, target = direct / proxy, TARGETS["throughput"]  # calls per second, proxied over direct
+    label = f"throughput, concurrency {CONCURRENCY} (higher is better)"
+    _row(label, f"{ratio:7.2f}x", f">= {target:.2f}x", ratio >= target, direct, proxy)
+    print(f"{'CPU per call in the proxy (user + system)':48} {results['cpu per call'] * 1e6:7.0f}us")
     return 0
 
 

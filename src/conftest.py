@@ -27,12 +27,7 @@ import pytest
 PACKAGE = "pydantic_lenient"
 PACKAGE_DIR = Path(__file__).parent / PACKAGE
 # Modules that need an optional extra (paths inside the package), and the package that extra brings.
-NEEDS_EXTRA = {
-    "adapters/mcp.py": "mcp",
-    "adapters/fastmcp.py": "fastmcp",
-    "proxy/__init__.py": "mcp",
-    "proxy/server.py": "mcp",
-}
+NEEDS_EXTRA = {"adapters/mcp.py": "mcp", "adapters/fastmcp.py": "fastmcp"}
 
 
 @pytest.fixture(autouse=True)

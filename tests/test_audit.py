@@ -132,7 +132,7 @@ def test_suggestions_keep_bounds() -> None:
     found = [(f.path, f.annotation, f.suggestion) for f in audit([bounded_tool])]
     assert found == [
         ("bounded_tool.limit", "Annotated[int, Field(ge=1, le=500)]", "Annotated[LenientInt, Field(ge=1, le=500)]"),
-        ("bounded_tool.page", "Optional[Annotated[int, Field(ge=1)]]", "Optional[Annotated[LenientInt, Field(ge=1)]]"),
+        ("bounded_tool.page", "Optional[Annotated[int, Field(ge=1)]]", "Optional[LenientPositiveInt]"),
         ("bounded_tool.byte", "Annotated[int, Field(ge=0, le=255)]", "LenientU8"),
         ("bounded_tool.ratio", "Annotated[float, Field(gt=0, lt=1)]", "Annotated[LenientFloat, Field(gt=0, lt=1)]"),
     ]
@@ -162,7 +162,7 @@ def test_every_suggestion_is_what_the_mapping_gives() -> None:
         Finding(
             "note",
             "strict_tool.either",
-            "int | str",
+            "Annotated[int, ExactNumber()] | str",
             "",
             reason="str already takes any string, so a string such as '1' could be meant for either member",
         )

@@ -128,7 +128,7 @@ def test_formatting_comments_and_field_arguments_are_kept(tmp_path: Path) -> Non
         from typing import Annotated, Optional, Union
 
         from pydantic import Field
-        from pydantic_lenient import LenientFloat, LenientInt, LenientJson, StrictBoolish
+        from pydantic_lenient import ExactNumber, LenientFloat, LenientInt, LenientJson, StrictBoolish
 
 
         def search(
@@ -137,7 +137,7 @@ def test_formatting_comments_and_field_arguments_are_kept(tmp_path: Path) -> Non
             page: Optional[LenientInt] = None,
             described: Annotated[Optional[LenientInt], Field(description="A page")] = None,
             ratio: LenientFloat | None = None,
-            either: Union[int, str] = 1,
+            either: Union[Annotated[int, ExactNumber()], str] = 1,
             flags: LenientJson[dict[str, LenientJson[list[StrictBoolish]]]] = {},
         ) -> None:
             """Search."""

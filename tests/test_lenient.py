@@ -6,6 +6,7 @@ import enum
 import inspect
 import json
 import re
+import typing
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
@@ -28,16 +29,18 @@ from pydantic_lenient import (
     LenientUInt,
     StrictBoolish,
 )
+from pydantic_lenient.types.exact_leaves import DigitText, ExactNumber, FromText
+from pydantic_lenient.types.integers import _LenientInt
 from pydantic_lenient.types.mapping import (
     KeptAsIs,
     Lenient,
-    NullText,
     lenient_annotation,
     lenient_form,
     lenient_model,
     lenient_tool,
-    render_annotation,
 )
+from pydantic_lenient.types.null_text import NullText
+from pydantic_lenient.types.rendering import render_annotation
 
 from .cases import Case, invalid_params, valid_params
 from .strategies import any_input, boolean_strings, json_values
@@ -87,8 +90,11 @@ SAME_AS_HAND_WRITTEN = [
     pytest.param(Optional[int], Annotated[Optional[LenientInt], NullText()], id="Optional-int"),
     pytest.param(Union[int, bool, None], Annotated[Union[LenientInt, StrictBoolish, None], NullText()], id="union"),
     pytest.param(Optional[LenientUInt], Annotated[Optional[LenientUInt], NullText()], id="Optional-hand-written"),
-    pytest.param(Annotated[int, GE_0], Annotated[LenientInt, GE_0], id="Field-ge0"),
-    pytest.param(Annotated[int, GE_1_LE_500], Annotated[LenientInt, GE_1_LE_500], id="Field-bounds"),
+    # Bounds, wherever written, ride in the marker (checked natively): the named type when there is one.
+    pytest.param(Annotated[int, GE_0], LenientUInt, id="Field-ge0"),
+    pytest.param(Annotated[int, GE_1_LE_500], Annotated[int, _LenientInt(ge=1, le=500)], id="Field-bounds"),
+    pytest.param(Annotated[LenientInt, GE_1_LE_500], Annotated[int, _LenientInt(ge=1, le=500)], id="hand-written"),
+    pytest.param(Annotated[LenientPositiveInt, Field(ge=1)], LenientPositiveInt, id="hand-written-same-bound"),
     pytest.param(conint(ge=0), LenientUInt, id="conint-ge0"),
     pytest.param(conint(gt=0), LenientPositiveInt, id="conint-gt0"),
     pytest.param(conint(ge=0, le=255), LenientU8, id="conint-u8"),
@@ -118,22 +124,34 @@ UNCHANGED = [
     str,
     bytes,
     Literal["a", "b"],
-    Literal[1, 2],
     Color,
-    Level,
-    datetime.date,
-    datetime.datetime,
-    uuid.UUID,
     Decimal,
     Any,
     Optional[str],
     JsonText,
     LenientInt,
-    Annotated[LenientPositiveInt, Field(ge=1)],
     Optional[JsonText],
-    Optional[Union[int, str]],
     UserId,
 ]
+
+# Leaves the mapping does not widen, made exact: they take nothing their schema refuses (issue 23, item 6).
+MADE_EXACT = [
+    pytest.param(Literal[1, 2], Annotated[Literal[1, 2], DigitText()], id="int-Literal"),
+    pytest.param(Level, Annotated[Level, DigitText()], id="IntEnum"),
+    pytest.param(datetime.date, Annotated[datetime.date, FromText()], id="date"),
+    pytest.param(datetime.datetime, Annotated[datetime.datetime, FromText()], id="datetime"),
+    pytest.param(uuid.UUID, Annotated[uuid.UUID, FromText()], id="UUID"),
+    pytest.param(Union[int, str], Union[Annotated[int, ExactNumber()], str], id="int-or-str"),
+    pytest.param(
+        Optional[Union[int, str]], Optional[Union[Annotated[int, ExactNumber()], str]], id="Optional-int-or-str"
+    ),
+]
+
+
+@pytest.mark.parametrize(("annotation", "expected"), MADE_EXACT)
+def test_a_leaf_left_unwidened_is_made_exact(annotation: Any, expected: Any) -> None:
+    assert lenient_annotation(annotation) == expected
+    assert lenient_annotation(expected) == expected  # the mapping is idempotent
 
 
 @pytest.mark.parametrize("annotation", UNCHANGED, ids=lambda annotation: render_annotation(annotation))
@@ -152,7 +170,7 @@ def test_everything_else_stays_exactly_as_it_is(annotation: Any) -> None:
 )
 def test_what_cannot_be_made_lenient_stays_and_says_why(annotation: Any, reason: str) -> None:
     form = lenient_form(annotation)
-    assert form.annotation is annotation
+    assert form.annotation is annotation or typing.get_origin(annotation) is Union  # members made exact
     assert len(form.kept) == 1
     assert form.kept[0].annotation is annotation
     assert form.kept[0].reason.startswith(reason)
@@ -168,8 +186,8 @@ def test_a_union_with_str_still_makes_its_structures_lenient_without_json_text()
 MAPPED_CASES = [
     Case(
         Optional[Annotated[int, Field(ge=1, le=500)]],
-        valid=[("100", 100), (100, 100), (None, None), ("007", 7), ("null", None)],
-        invalid=["0", "501", "abc", "1.5", True, " 1", "NULL", "null ", "None"],
+        valid=[("100", 100), (100, 100), (None, None), ("null", None)],
+        invalid=["0", "501", "007", "abc", "1.5", True, " 1", "NULL", "null ", "None"],
         id="optional-bounded-int",
     ),
     Case(
@@ -437,7 +455,7 @@ def test_the_string_null_is_none_where_nothing_else_takes_a_string(annotation: A
 
 @pytest.mark.parametrize("annotation", [Optional[str], Optional[JsonText], Optional[Union[int, str]]], ids=str)
 def test_a_field_that_takes_strings_keeps_null_as_a_string(annotation: Any) -> None:
-    assert lenient_annotation(annotation) is annotation
+    assert NullText() not in typing.get_args(lenient_annotation(annotation))
     assert TypeAdapter(lenient_annotation(annotation)).validate_python("null") == "null"
 
 

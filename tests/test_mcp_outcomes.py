@@ -241,3 +241,32 @@ def test_a_refusal_a_tool_meets_calling_another_is_not_its_own(tmp_path: Path) -
     assert asyncio.run(call())
     recorder.close()
     assert [(entry.tool, entry.status, entry.errors) for entry in read_audit_log(tmp_path)] == [("outer", "error", [])]
+
+
+SECRET = "sk-SECRET-4f1c9a"
+
+
+@pytest.mark.parametrize("sdk", SDKS)
+def test_no_value_a_client_sent_reaches_any_written_file(sdk: Any, tmp_path: Path) -> None:
+    # A secret in every argument position: each parameter, a wrong-typed one, an alias sent beside
+    # its target, an unknown name's value, inside nested values; then every file is scanned.
+    rules = [
+        {"id": "edit-old_str", "tools": ["edit_file"], "type": "param_alias", "from": "old_str", "to": "old_text"},
+        {"id": "limit-int", "tools": ["search"], "type": "type_coerce", "from": "limit", "coerce_to": "int"},
+    ]
+    normalizer = Normalizer(rules, on_conflict="keep_target")
+    calls: Calls = [
+        ("search", {"folder": SECRET, "limit": SECRET, "dry_run": SECRET}),
+        ("search", {"folder": [SECRET], "limit": {"a": SECRET}, "dry_run": [SECRET], "extra": SECRET}),
+        ("edit_file", {"path": SECRET, "old_str": SECRET, "old_text": "kept"}),
+        ("edit_file", {"path": {"p": SECRET}, "old_str": [SECRET]}),
+        ("explode", {"path": SECRET}),
+    ]
+    log_dir = tmp_path / "logs"
+    recorded(sdk, calls, log_dir, normalizer=normalizer)
+    written = sorted(path for path in log_dir.rglob("*") if path.is_file())
+    assert {path.name for path in written} >= {"outcomes.json", "audit.jsonl", "normalizer_stats.json"}
+    for path in written:
+        text = path.read_bytes().decode("utf-8")
+        assert "SECRET" not in text, path.name
+    assert load_outcomes(log_dir).patterns  # the refusals were recorded, by shape

@@ -375,7 +375,8 @@ def test_stats_save_atomically_and_survive_a_restart(tmp_path: Path) -> None:
     first = Normalizer([ALIAS], stats_file=path)
     first.apply("t", {"old_str": "a"})
     first.close()
-    assert sorted(item.name for item in path.parent.iterdir()) == ["normalizer.json"]  # no temp files left
+    names = sorted(item.name for item in path.parent.iterdir())
+    assert names == [".normalizer.json.lock", "normalizer.json"]  # no temp files left
     second = Normalizer([ALIAS], stats_file=path)
     second.apply("t", {"old_str": "b"})
     stats = second.stats()

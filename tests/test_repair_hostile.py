@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from pydantic_lenient.repair.engine import MAX_NESTING, Repairer, RepairResult, repair_arguments
+from pydantic_lenient.repair.budget import MAX_NESTING
+from pydantic_lenient.repair.engine import Repairer, RepairResult, repair_arguments
 from tests.guards import within_guard
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"

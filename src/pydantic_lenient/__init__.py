@@ -25,6 +25,7 @@ if typing.TYPE_CHECKING:
     from .schema.styles import STYLES, LenientJsonSchema, Style, apply_style, generator_for
     from .schema.targets import TARGETS, Target, TargetSchema, input_schema, target_schema, to_target
     from .types.booleans import StrictBoolish
+    from .types.exact_leaves import DigitText, ExactNumber, FromText
     from .types.floats import LenientFloat
     from .types.integers import (
         LenientI8,
@@ -51,13 +52,13 @@ if typing.TYPE_CHECKING:
         KeptAsIs,
         Lenient,
         LenientForm,
-        NullText,
         lenient_annotation,
         lenient_form,
         lenient_model,
         lenient_tool,
-        render_annotation,
     )
+    from .types.null_text import NullText
+    from .types.rendering import render_annotation
 
 __all__ = (
     "DEFAULT_MAX_DEPTH",
@@ -65,7 +66,10 @@ __all__ = (
     "STYLES",
     "TARGETS",
     "AcceptJsonText",
+    "DigitText",
+    "ExactNumber",
     "Finding",
+    "FromText",
     "JsonText",
     "JsonTextOf",
     "KeptAsIs",
@@ -139,6 +143,9 @@ _MODULE_OF: dict[str, str] = {
     "target_schema": "schema.targets",
     "to_target": "schema.targets",
     "StrictBoolish": "types.booleans",
+    "DigitText": "types.exact_leaves",
+    "ExactNumber": "types.exact_leaves",
+    "FromText": "types.exact_leaves",
     "LenientFloat": "types.floats",
     "LenientI8": "types.integers",
     "LenientI16": "types.integers",
@@ -160,12 +167,12 @@ _MODULE_OF: dict[str, str] = {
     "KeptAsIs": "types.mapping",
     "Lenient": "types.mapping",
     "LenientForm": "types.mapping",
-    "NullText": "types.mapping",
     "lenient_annotation": "types.mapping",
     "lenient_form": "types.mapping",
     "lenient_model": "types.mapping",
     "lenient_tool": "types.mapping",
-    "render_annotation": "types.mapping",
+    "NullText": "types.null_text",
+    "render_annotation": "types.rendering",
 }
 
 

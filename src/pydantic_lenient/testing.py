@@ -6,7 +6,8 @@
 * `assert_passes_audit`: no field that a wrong-typed argument would break.
 
 Also available as the ``lenient`` pytest fixture (this package registers a pytest plugin).
-Needs the ``test`` extra (``pip install -e '.[test]' from a clone``): ``jsonschema`` and ``regress``.
+Needs the ``testing`` extra (``pip install 'pydantic-lenient[testing]'``; in a clone,
+``pip install -e '.[testing]'``): ``jsonschema`` and ``regress``.
 """
 
 from __future__ import annotations

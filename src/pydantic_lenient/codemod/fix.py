@@ -6,7 +6,16 @@ changes is rewritten in the concrete syntax tree (LibCST), so formatting, commen
 arguments of ``Field(...)`` stay exactly as written: ``Optional[int]`` becomes
 ``Optional[LenientInt]``, ``Annotated[int, Field(ge=1)]`` becomes
 ``Annotated[LenientInt, Field(ge=1)]``, ``list[Step]`` becomes ``LenientJson[list[Lenient[Step]]]``.
-The names it uses are imported from ``pydantic_lenient``.
+The names it uses are imported from ``pydantic_lenient``, ``typing`` and ``pydantic``; a name the
+module binds to anything else, anywhere, is imported under an alias no code in the module uses
+(``from pydantic import Field as _lenient_Field``), so a later ``from sqlmodel import Field`` cannot
+change what a rewritten annotation means.
+
+Only what it can identify in the source is rewritten: a function whose ``def`` is on the line its
+code object names (two ``def tool`` in the branches of an ``if`` are told apart), a model whose class
+is defined once under its name, and only when either was defined in this file. The file's bytes are
+kept: its line endings, its declared encoding and a UTF-8 BOM. A symlink is refused unless
+``follow_symlinks`` asks for it, and the file is replaced atomically.
 
 Needs the ``codemod`` extra (LibCST).
 """
@@ -15,7 +24,10 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import re
+import os
+import stat
+import sys
+import tempfile
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -25,26 +37,22 @@ from typing import Any
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
+from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
 from pydantic import BaseModel
 
 from pydantic_lenient.schema.catalog import is_fastmcp_server, is_official_sdk_server, is_tool_object, run_sync
 from pydantic_lenient.schema.loading import load_target
-from pydantic_lenient.types.annotations import split_annotated
+from pydantic_lenient.types.annotations import UNION_TYPES, split_annotated, with_metadata
 from pydantic_lenient.types.booleans import _StrictBoolish
-from pydantic_lenient.types.floats import _LenientFloat
-from pydantic_lenient.types.integers import _LenientInt
+from pydantic_lenient.types.floats import LenientFloat, _LenientFloat
+from pydantic_lenient.types.integers import LenientInt, _LenientInt
 from pydantic_lenient.types.json_values import AcceptJsonText
-from pydantic_lenient.types.mapping import (
-    _ALIAS_NAMES,
-    _ORIGINALS,
-    _UNION_TYPES,
-    NullText,
-    _with_metadata,
-    lenient_annotation,
-    render_annotation,
-)
+from pydantic_lenient.types.lenient_classes import ORIGINALS
+from pydantic_lenient.types.mapping import lenient_annotation
+from pydantic_lenient.types.null_text import NullText
+from pydantic_lenient.types.rendering import ALIAS_NAMES, render_annotation
 
-__all__ = ("FixResult", "fix_file", "fix_source")
+__all__ = ("FixError", "FixResult", "fix_file", "fix_source")
 
 # Where each name a rewrite may write comes from.
 _IMPORTS = {
@@ -54,17 +62,25 @@ _IMPORTS = {
     "Any": "typing",
     "Field": "pydantic",
 }
-_LENIENT_NAMES = frozenset({*_ALIAS_NAMES.values(), "Lenient", "LenientJson"})
+_LENIENT_NAMES = frozenset(
+    {*ALIAS_NAMES.values(), "Lenient", "LenientJson", "DigitText", "ExactNumber", "FromText", "NullText"}
+)
+
+
+class FixError(Exception):
+    """A file `fix_file` will not rewrite (a symlink it was not asked to follow), in one line."""
 
 
 @dataclass
 class FixResult:
-    """What `fix_file` did: the source before and after, and one line per rewritten annotation."""
+    """What `fix_file` did: the source before and after, one line per rewritten annotation, and one
+    line per tool left alone because its definition could not be identified in the source."""
 
     path: str
     original: str
     fixed: str
     changes: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
 
     def diff(self) -> str:
         return "".join(
@@ -77,33 +93,149 @@ class FixResult:
         )
 
 
-def fix_file(path: str | Path, *, write: bool = True) -> FixResult:
-    """Rewrite the tools in the file at ``path`` (written back unless ``write`` is False)."""
+def fix_file(path: str | Path, *, write: bool = True, follow_symlinks: bool = False) -> FixResult:
+    """Rewrite the tools in the file at ``path`` (written back unless ``write`` is False).
+
+    The file is read and written as bytes in its own encoding (a coding cookie, a UTF-8 BOM) with
+    its line endings, and replaced atomically. A symlink is refused unless ``follow_symlinks``, and
+    then the file it points to is rewritten (the link stays a link).
+    """
     location = Path(path)
-    original = location.read_text(encoding="utf-8")
+    if location.is_symlink():
+        if not follow_symlinks:
+            raise FixError(f"{location} is a symlink: fix the file it points to, or ask to follow symlinks")
+        location = location.resolve()
+    if not location.is_file():
+        raise FixError(f"{location} is not a regular file")
+    source = location.read_bytes()
     tools = load_target(str(location))
-    result = fix_source(original, tools, filename=str(location))
-    if write and result.fixed != original:
-        location.write_text(result.fixed, encoding="utf-8")
+    module = cst.parse_module(source)
+    fixed_module, result = _fix_module(module, tools, filename=str(location))
+    if write and result.fixed != result.original:
+        _replace_atomically(location, fixed_module.bytes)
     return result
 
 
-def fix_source(source: str, tools: Any, *, filename: str = "<source>") -> FixResult:
-    """``source`` with the annotations of ``tools`` (functions and models defined in it) made lenient."""
-    functions: dict[str, Any] = {}
-    models: dict[str, type] = {}
+def fix_source(source: str | bytes, tools: Any, *, filename: str = "<source>") -> FixResult:
+    """``source`` with the annotations of ``tools`` (functions and models defined in it) made lenient.
+
+    With a real ``filename``, only tools defined in that file are rewritten.
+    """
+    return _fix_module(cst.parse_module(source), tools, filename=filename)[1]
+
+
+def _fix_module(module: cst.Module, tools: Any, *, filename: str) -> tuple[cst.Module, FixResult]:
+    functions: dict[str, list[Any]] = {}
+    models: dict[str, list[type]] = {}
     for tool in _tool_sources(tools):
+        if not _defined_in(tool, filename):
+            continue
         if isinstance(tool, type):
-            models[tool.__qualname__] = tool
+            models.setdefault(tool.__qualname__, []).append(tool)
         else:
-            functions[tool.__qualname__] = tool
-    module = cst.parse_module(source)
+            functions.setdefault(tool.__qualname__, []).append(tool)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     context = CodemodContext()
-    rewriter = _Rewriter(functions, models, context)
-    fixed_module = module.visit(rewriter)
+    rewriter = _Rewriter(functions, models, context, _Imports(wrapper))
+    fixed_module = wrapper.visit(rewriter)
     if rewriter.changes:
         fixed_module = AddImportsVisitor(context).transform_module(fixed_module)
-    return FixResult(filename, source, fixed_module.code, rewriter.changes)
+    found = [tool for group in (*functions.values(), *models.values()) for tool in group]
+    skipped = sorted({tool.__qualname__ for tool in found if id(tool) not in rewriter.matched})
+    result = FixResult(filename, module.code, fixed_module.code, rewriter.changes, skipped)
+    return fixed_module, result
+
+
+def _defined_in(tool: Any, filename: str) -> bool:
+    """Whether ``tool`` was defined in ``filename`` (always, for a source with no file)."""
+    if not os.path.isfile(filename):
+        return True
+    if isinstance(tool, type):
+        defined = getattr(sys.modules.get(tool.__module__), "__file__", None)
+    else:
+        defined = getattr(getattr(tool, "__code__", None), "co_filename", None)
+    return defined is not None and os.path.isfile(defined) and os.path.samefile(defined, filename)
+
+
+def _replace_atomically(location: Path, data: bytes) -> None:
+    """Write ``data`` to a new file beside ``location`` and rename it over it, keeping its mode."""
+    mode = stat.S_IMODE(location.stat().st_mode)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{location.name}.", suffix=".tmp", dir=location.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, location)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+class _Imports:
+    """The names a rewrite may import, each under a name nothing else in the module binds.
+
+    A name is imported as itself only when every binding of it in the module, in every scope, is
+    ``from <its module> import <name>``; otherwise (another import, an assignment, a class
+    attribute, a ``*`` import) under ``_lenient_<name>``, suffixed until no identifier in the
+    module is spelled that way.
+    """
+
+    def __init__(self, wrapper: MetadataWrapper) -> None:
+        self._bindings: dict[str, list[Any]] = {}
+        for scope in set(wrapper.resolve(ScopeProvider).values()):
+            if scope is None:
+                continue
+            for assignment in scope.assignments:
+                self._bindings.setdefault(assignment.name, []).append(getattr(assignment, "node", None))
+        self._identifiers = {node.value for node in _walk_names(wrapper.module)}
+        self._star_import = any(
+            isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar)
+            for node in _walk(wrapper.module)
+        )
+        self._chosen: dict[tuple[str, str], str] = {}
+
+    def local_name(self, module: str, name: str) -> str:
+        key = (module, name)
+        if key not in self._chosen:
+            self._chosen[key] = name if self._only_imported_from(module, name) else self._fresh_alias(name)
+        return self._chosen[key]
+
+    def _only_imported_from(self, module: str, name: str) -> bool:
+        if self._star_import:
+            return False
+        return all(_imports_itself(node, module, name) for node in self._bindings.get(name, []))
+
+    def _fresh_alias(self, name: str) -> str:
+        alias, suffix = f"_lenient_{name}", 1
+        while alias in self._identifiers or alias in self._chosen.values():
+            suffix += 1
+            alias = f"_lenient_{name}_{suffix}"
+        return alias
+
+
+def _imports_itself(node: Any, module: str, name: str) -> bool:
+    """Whether ``node`` is ``from module import name`` with ``name`` bound as itself."""
+    if not isinstance(node, cst.ImportFrom) or node.relative or node.module is None:
+        return False
+    if cst.Module([]).code_for_node(node.module) != module or isinstance(node.names, cst.ImportStar):
+        return False
+    return any(
+        alias.asname is None and isinstance(alias.name, cst.Name) and alias.name.value == name for alias in node.names
+    )
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        yield current
+        pending.extend(current.children)
+
+
+def _walk_names(node: cst.CSTNode) -> Iterator[cst.Name]:
+    return (child for child in _walk(node) if isinstance(child, cst.Name))
 
 
 def _tool_sources(tools: Any) -> Iterator[Any]:
@@ -132,13 +264,62 @@ def _tool_sources(tools: Any) -> Iterator[Any]:
 
 
 class _Rewriter(cst.CSTTransformer):
-    def __init__(self, functions: dict[str, Any], models: dict[str, type], context: CodemodContext) -> None:
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(
+        self,
+        functions: dict[str, list[Any]],
+        models: dict[str, list[type]],
+        context: CodemodContext,
+        imports: _Imports,
+    ) -> None:
         super().__init__()
         self.functions = functions
         self.models = models
         self.context = context
+        self.imports = imports
         self.scope: list[str] = []
         self.changes: list[str] = []
+        self.matched: set[int] = set()
+        self._class_counts: dict[str, int] = {}
+
+    def visit_Module(self, node: cst.Module) -> None:
+        scope: list[str] = []
+        for child in _walk_scoped(node, scope):
+            if isinstance(child, cst.ClassDef):
+                qualname = ".".join(scope)
+                self._class_counts[qualname] = self._class_counts.get(qualname, 0) + 1
+
+    def _function_at(self, qualname: str, node: cst.FunctionDef) -> Any:
+        """The tool function ``node`` defines: its qualified name matches, and so does its line."""
+        candidates = self.functions.get(qualname, [])
+        lines = {self.get_metadata(PositionProvider, node).start.line}
+        if node.decorators:
+            lines.add(self.get_metadata(PositionProvider, node.decorators[0]).start.line)
+        found = [function for function in candidates if function.__code__.co_firstlineno in lines]
+        if len(found) != 1:
+            return None
+        self.matched.add(id(found[0]))
+        return found[0]
+
+    def _model_at(self, qualname: str, node: cst.ClassDef) -> type | None:
+        """The tool model ``node`` defines: its qualified name matches, and the name is defined once
+        (or, where Python records it, on this line)."""
+        candidates = self.models.get(qualname, [])
+        line = self.get_metadata(PositionProvider, node).start.line
+        first_lines = {line}
+        if node.decorators:
+            first_lines.add(self.get_metadata(PositionProvider, node.decorators[0]).start.line)
+        found = [
+            model
+            for model in candidates
+            if getattr(model, "__firstlineno__", None) in first_lines
+            or (not hasattr(model, "__firstlineno__") and self._class_counts.get(qualname) == 1)
+        ]
+        if len(found) != 1:
+            return None
+        self.matched.add(id(found[0]))
+        return found[0]
 
     def _qualname(self, name: str) -> str:
         return ".".join([*self.scope, name])
@@ -149,7 +330,7 @@ class _Rewriter(cst.CSTTransformer):
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
         qualname = ".".join(self.scope)
         self.scope.pop()
-        model = self.models.get(qualname)
+        model = self._model_at(qualname, original)
         if model is None:
             return updated
         hints = typing.get_type_hints(model, include_extras=True)
@@ -174,7 +355,7 @@ class _Rewriter(cst.CSTTransformer):
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         qualname = ".".join(self.scope)
         self.scope.pop()
-        function = self.functions.get(qualname)
+        function = self._function_at(qualname, original)
         if function is None:
             return updated
         hints = typing.get_type_hints(function, include_extras=True)
@@ -199,6 +380,8 @@ class _Rewriter(cst.CSTTransformer):
         lenient = lenient_annotation(hint)
         if lenient is hint or isinstance(annotation.annotation, cst.SimpleString):
             return annotation
+        if _is_lenient_as_written(hint, lenient):
+            return annotation  # already lenient: the mapping only moves its bounds into the marker
         expression = self._rewrite(annotation.annotation, hint, lenient)
         before = cst.Module([]).code_for_node(annotation.annotation)
         after = cst.Module([]).code_for_node(expression)
@@ -214,16 +397,16 @@ class _Rewriter(cst.CSTTransformer):
         if new_metadata and isinstance(new_metadata[-1], NullText) and NullText() not in metadata:
             # What source can say is Optional[LenientInt], which refuses the string "null" (README).
             new_metadata = new_metadata[:-1]
-            lenient = _with_metadata(new_base, new_metadata)
+            lenient = with_metadata(new_base, new_metadata)
         if lenient is hint or lenient == hint:
             return node
         if new_metadata and new_metadata[-1] == AcceptJsonText() and AcceptJsonText() not in metadata:
-            inner = _with_metadata(new_base, new_metadata[:-1])
-            if not new_metadata[:-1] and new_base in _ORIGINALS and new_base is not base:
+            inner = with_metadata(new_base, new_metadata[:-1])
+            if not new_metadata[:-1] and new_base in ORIGINALS and new_base is not base:
                 return self._subscript("Lenient", node)
             return self._subscript("LenientJson", self._rewrite(node, hint, inner))
         if new_metadata and isinstance(new_metadata[0], (_LenientInt, _LenientFloat, _StrictBoolish)):
-            alias = _ALIAS_NAMES.get(new_metadata[0])
+            alias = ALIAS_NAMES.get(new_metadata[0])
             if alias is not None and new_metadata[1:] == metadata:
                 if not metadata:
                     return self._name(alias)
@@ -232,6 +415,12 @@ class _Rewriter(cst.CSTTransformer):
                     return self._with_first_element(node, self._name(alias))
             if alias is not None and len(new_metadata) == 1:
                 return self._name(alias)  # a named type that carries the bounds itself
+            if alias is None and self._annotated_parts(node) is not None:
+                # Bounds the mapping moves into the marker: the source keeps its Field(...) as written.
+                name = "LenientInt" if isinstance(new_metadata[0], _LenientInt) else "LenientFloat"
+                as_written = with_metadata(LenientInt if name == "LenientInt" else LenientFloat, metadata)
+                if render_annotation(lenient_annotation(as_written)) == render_annotation(lenient):
+                    return self._with_first_element(node, self._name(name))
         if metadata and metadata == new_metadata and self._annotated_parts(node) is not None:
             first = self._annotated_parts(node)
             assert first is not None
@@ -245,7 +434,7 @@ class _Rewriter(cst.CSTTransformer):
     def _rewrite_structure(self, node: cst.BaseExpression, hint: Any, lenient: Any) -> cst.BaseExpression | None:
         origin, new_origin = typing.get_origin(hint), typing.get_origin(lenient)
         arguments, new_arguments = typing.get_args(hint), typing.get_args(lenient)
-        if origin in _UNION_TYPES and new_origin in _UNION_TYPES:
+        if origin in UNION_TYPES and new_origin in UNION_TYPES:
             return self._rewrite_union(node, arguments, new_arguments)
         if origin is None or origin is not new_origin or len(arguments) != len(new_arguments):
             return None
@@ -306,21 +495,53 @@ class _Rewriter(cst.CSTTransformer):
             slice=[first.with_changes(slice=first.slice.with_changes(value=value)), *node.slice[1:]]
         )
 
-    def _name(self, name: str) -> cst.Name:
-        AddImportsVisitor.add_needed_import(self.context, "pydantic_lenient", name)
-        return cst.Name(name)
+    def _name(self, name: str, module: str = "pydantic_lenient") -> cst.Name:
+        local = self.imports.local_name(module, name)
+        AddImportsVisitor.add_needed_import(self.context, module, name, None if local == name else local)
+        return cst.Name(local)
 
     def _subscript(self, name: str, inner: cst.BaseExpression) -> cst.Subscript:
         return cst.Subscript(value=self._name(name), slice=[cst.SubscriptElement(slice=cst.Index(value=inner))])
 
     def _rendered(self, lenient: Any) -> cst.BaseExpression:
-        text = render_annotation(lenient)
-        for word in set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)):
-            if word in _LENIENT_NAMES:
-                AddImportsVisitor.add_needed_import(self.context, "pydantic_lenient", word)
-            elif word in _IMPORTS:
-                AddImportsVisitor.add_needed_import(self.context, _IMPORTS[word], word)
-        return cst.parse_expression(text)
+        expression = cst.parse_expression(render_annotation(lenient)).visit(_ImportedNames(self))
+        assert isinstance(expression, cst.BaseExpression)  # renaming names keeps an expression one
+        return expression
+
+
+class _ImportedNames(cst.CSTTransformer):
+    """A rendered annotation with each name it imports written as the module will bind it (keyword
+    names, attributes and strings are not names)."""
+
+    def __init__(self, rewriter: _Rewriter) -> None:
+        super().__init__()
+        self.rewriter = rewriter
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        if original.value in _LENIENT_NAMES:
+            return self.rewriter._name(original.value)
+        if original.value in _IMPORTS:
+            return self.rewriter._name(original.value, _IMPORTS[original.value])
+        return updated
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        return updated.with_changes(attr=original.attr)
+
+
+def _walk_scoped(node: cst.CSTNode, scope: list[str]) -> Iterator[cst.CSTNode]:
+    """Each node under ``node``, with ``scope`` holding the qualified name it is defined under
+    (the class's own name included, for a class)."""
+    for child in node.children:
+        named = isinstance(child, (cst.ClassDef, cst.FunctionDef))
+        if isinstance(child, (cst.ClassDef, cst.FunctionDef)):
+            scope.append(child.name.value)
+        yield child
+        yield from _walk_scoped(child, scope)
+        if named:
+            scope.pop()
 
 
 def _name_of(node: cst.BaseExpression) -> str | None:
@@ -342,3 +563,11 @@ def _replace_bit_or_operands(node: cst.BaseExpression, replacements: Iterator[cs
         left = _replace_bit_or_operands(node.left, replacements)
         return node.with_changes(left=left, right=_replace_bit_or_operands(node.right, replacements))
     return next(replacements)
+
+
+def _is_lenient_as_written(hint: Any, lenient: Any) -> bool:
+    """Whether ``hint`` already is the lenient annotation, written with its bounds after the marker."""
+    without_null_text = split_annotated(lenient)
+    if without_null_text[1] and isinstance(without_null_text[1][-1], NullText):
+        lenient = with_metadata(without_null_text[0], without_null_text[1][:-1])
+    return render_annotation(hint) == render_annotation(lenient)

@@ -28,7 +28,7 @@ from pydantic import BaseModel, model_validator
 from ._json import load_json_exactly
 from .appliers import Change, ConflictPolicy, NormalizationConflict, RuleApplier, applier_for
 from .rules import RULE_TYPES, Rule, RuleError, describe_rule
-from .stats import OTHER_TOOLS, CallCounter, StatsFileError, load_stats, write_json_atomically
+from .stats import OTHER_TOOLS, CallCounter, StatsFileError, load_stats, read_regular_file, write_json_atomically
 
 __all__ = (
     "BUILTIN_RULES",
@@ -160,8 +160,10 @@ class Normalizer:
         self._plans: dict[str, _ToolPlan] = {}
         self._lock = threading.Lock()
         self._autosave: tuple[threading.Thread, threading.Event] | None = None
-        if self.stats_file is not None and self.stats_file.exists():
-            self.restore_stats(self.stats_file)
+        if self.stats_file is not None:
+            self._counter.home = Path(os.path.abspath(self.stats_file))  # where its counts live, saved or not
+            if self.stats_file.exists():
+                self.restore_stats(self.stats_file)
 
     # ---- loading
 
@@ -174,13 +176,12 @@ class Normalizer:
     def from_file(cls, path: str | os.PathLike[str], **options: Any) -> Normalizer:
         """Rules from a JSON file; any problem with it is a `RuleError` naming the file (and the rule)."""
         try:
-            with open(path, "rb") as file:
-                data = file.read(MAX_RULES_FILE_BYTES + 1)
+            data = read_regular_file(path, MAX_RULES_FILE_BYTES, follow_symlinks=True)
         except OSError as error:
             raise RuleError(f"cannot read rules from {path}: {error.strerror or error}") from None
+        except ValueError as error:  # a FIFO, a device, a directory, or too large: not read
+            raise RuleError(f"cannot read rules from {path}: {error}") from None
         try:
-            if len(data) > MAX_RULES_FILE_BYTES:
-                raise RuleError(f"the file is larger than {MAX_RULES_FILE_BYTES} bytes")
             return cls(_rules_document(data), **options)
         except RuleError as error:
             raise RuleError(f"{path}: {error}") from None
@@ -268,13 +269,24 @@ class Normalizer:
 
         Raises `StatsFileError`, naming the file, when it cannot be read or is not a stats file.
         """
-        self._counter.restore(load_stats(path))
+        self._counter.restore(load_stats(path), Path(os.path.abspath(path)))
 
     def save(self, path: str | os.PathLike[str] | None = None) -> Path:
-        """Write the stats atomically (a temporary file beside the target, then a rename)."""
+        """Save the stats atomically (a temporary file beside the target, then a rename).
+
+        The counts' home (the file they were restored from or last saved to, or any file if
+        neither) gets the calls counted since the last save added to what it holds now, under a
+        lock, so several processes can share one stats file and lose no count. Any other file
+        gets a copy of the counts. Raises `StatsFileError` if the home holds something other than
+        stats: nothing is written over it, and the next save adds these calls too.
+        """
         target = Path(path) if path is not None else self.stats_file
         if target is None:
             raise ValueError("no path given, and the normalizer has no stats_file")
+        home = Path(os.path.abspath(target))
+        if self._counter.home in (None, home):
+            self._counter.save(home)
+            return target
         return write_json_atomically(target, self._counter.snapshot())
 
     def autosave(self, every: float, path: str | os.PathLike[str] | None = None) -> None:

@@ -4,22 +4,32 @@
 `CallEvent` to a deque (``deque.append`` is atomic), and the events are folded into the counts in
 bulk, under a lock, every `FOLD_EVERY` calls and before every read, each exactly once.
 
+Several processes may count into one stats file (replicas sharing a log directory): a save takes
+the file's lock (`locked`), reads what the file holds now, adds only the calls this process counted
+since its last save (`merge_stats`), and writes the sum, so no process's counts are lost.
+
 `load_stats` reads a stats file and validates its whole shape (`StatsSnapshot`), failing with one
 `StatsFileError` that names the file; `write_json_atomically` writes any JSON document so that a
-reader never sees half of it. Both are meant for any code that keeps normalizer stats.
+reader never sees half of it, through no symlink; `read_regular_file` reads a regular file of at
+most a given size and nothing else (no FIFO, device or symlink); `locked` holds a file's lock
+between processes. All four are meant for any code that keeps stats in a log directory.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import itertools
 import json
 import os
+import stat
+import sys
 import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
@@ -27,8 +37,10 @@ from typing import Annotated, Any, NamedTuple
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import NotRequired, TypedDict  # pydantic needs this TypedDict before 3.12
 
-from ._json import json_value_problem
 from .appliers import Change
+
+if sys.platform != "win32":
+    import fcntl
 
 __all__ = (
     "FOLD_EVERY",
@@ -42,7 +54,11 @@ __all__ = (
     "StatsFileError",
     "StatsSnapshot",
     "ToolCounts",
+    "described",
     "load_stats",
+    "locked",
+    "merge_stats",
+    "read_regular_file",
     "timestamp",
     "write_json_atomically",
 )
@@ -135,12 +151,11 @@ class StatsFileError(ValueError):
 def load_stats(path: str | os.PathLike[str]) -> StatsSnapshot:
     """The stats saved in ``path``, validated in full; `StatsFileError` naming the file otherwise."""
     try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_STATS_FILE_BYTES + 1)
+        data = read_regular_file(path, MAX_STATS_FILE_BYTES)
     except OSError as error:
         raise StatsFileError(f"cannot read stats file {path}: {error.strerror or error}") from None
-    if len(data) > MAX_STATS_FILE_BYTES:
-        raise StatsFileError(f"{path} is not a normalizer stats file: larger than {MAX_STATS_FILE_BYTES} bytes")
+    except ValueError as error:
+        raise StatsFileError(f"cannot read stats file {path}: {error}") from None
     try:
         document = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
@@ -159,6 +174,32 @@ def load_stats(path: str | os.PathLike[str]) -> StatsSnapshot:
     if (problem := _inconsistency(stats)) is not None:
         raise StatsFileError(f"{path} is not a normalizer stats file: {problem}")
     return stats
+
+
+# Opening never waits (a FIFO would block until a writer came) and never follows a final symlink.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | getattr(os, "O_BINARY", 0)
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_regular_file(path: str | os.PathLike[str], max_bytes: int, *, follow_symlinks: bool = False) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``max_bytes`` bytes.
+
+    Raises ``OSError`` when it cannot be opened (``FileNotFoundError`` when it does not exist, and
+    a symlink is refused unless ``follow_symlinks``: a file the user named, such as a rules file
+    mounted from a Kubernetes ConfigMap, may be one), and ``ValueError`` saying why for a FIFO, a
+    device, a directory or a file that is too large: nothing is read from those, so nothing hangs
+    or fills memory.
+    """
+    handle = os.open(path, _READ_FLAGS & ~_NOFOLLOW if follow_symlinks else _READ_FLAGS)
+    if not stat.S_ISREG(os.fstat(handle).st_mode):
+        os.close(handle)
+        raise ValueError("not a regular file (a FIFO, a device or a directory); it was not read")
+    with os.fdopen(handle, "rb") as file:
+        data = file.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ValueError(f"larger than {max_bytes} bytes; it was not read")
+    return data
 
 
 def _inconsistency(stats: StatsSnapshot) -> str | None:
@@ -193,6 +234,68 @@ def write_json_atomically(path: str | os.PathLike[str], document: Any) -> Path:
     return target
 
 
+@contextlib.contextmanager
+def locked(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the lock of ``path`` against other processes (and other threads' calls) until the block ends.
+
+    The lock is a separate file beside it, ``.NAME.lock``, since ``path`` itself is replaced by
+    every atomic write; it is opened through no symlink. Where there is no ``flock`` (Windows),
+    nothing is held, as for the audit log.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = target.with_name(f".{target.name}.lock")
+    handle = os.open(lock_path, _LOCK_FLAGS, 0o600)
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(lock_path))
+        if sys.platform != "win32":
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # and with it the lock
+
+
+def merge_stats(first: StatsSnapshot, second: StatsSnapshot, recent_limit: int) -> StatsSnapshot:
+    """The counts of ``first`` and ``second`` added up, as fresh dicts: what one counter would
+    hold had it counted both streams of calls, ``second`` after ``first`` (the ``recent_limit``
+    newest normalizations kept).
+
+    >>> calls = {"by_tool": {"t": {"processed": 2, "normalized": 1}}, "recent_normalizations": []}
+    >>> one = {"total_processed": 2, "total_normalized": 1, "last_updated": "2026-01-01T00:00:00.000Z",
+    ...        "by_rule": {"r": {"rule_id": "r", "type": "param_alias", "hits": 1, "tools": ["t"]}}, **calls}
+    >>> merged = merge_stats(one, one, recent_limit=50)
+    >>> merged["total_processed"], merged["by_tool"], merged["by_rule"]["r"]["hits"]
+    (4, {'t': {'processed': 4, 'normalized': 2}}, 2)
+    """
+    by_tool: dict[str, ToolCounts] = {tool: {**counts} for tool, counts in first["by_tool"].items()}
+    for tool, counts in second["by_tool"].items():
+        total = by_tool.setdefault(tool, {"processed": 0, "normalized": 0})
+        total["processed"] += counts["processed"]
+        total["normalized"] += counts["normalized"]
+    by_rule: dict[str, RuleHits] = {
+        rule_id: {**hits, "tools": [*hits["tools"]]} for rule_id, hits in first["by_rule"].items()
+    }
+    for rule_id, hits in second["by_rule"].items():
+        kept = by_rule.get(rule_id)
+        if kept is None:
+            by_rule[rule_id] = {**hits, "tools": [*hits["tools"]]}
+            continue
+        kept["type"] = hits["type"]  # the newer process's rules say what the rule is now
+        kept["hits"] += hits["hits"]
+        kept["tools"] += [tool for tool in hits["tools"] if tool not in kept["tools"]]
+    times = [stamp for stamp in (first["last_updated"], second["last_updated"]) if stamp is not None]
+    recent = [*first["recent_normalizations"], *second["recent_normalizations"]][-recent_limit:] if recent_limit else []
+    return {
+        "total_processed": first["total_processed"] + second["total_processed"],
+        "total_normalized": first["total_normalized"] + second["total_normalized"],
+        "last_updated": max(times, default=None),
+        "by_tool": by_tool,
+        "by_rule": by_rule,
+        "recent_normalizations": [_recent_entry(entry) for entry in recent],
+    }
+
+
 def timestamp(seconds: float) -> str:
     """ISO 8601 UTC with milliseconds and a ``Z``, as the stats write times."""
     return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -208,31 +311,36 @@ class CallEvent(NamedTuple):
 
 
 class CallCounter:
-    """The counts behind `Normalizer.stats`, exact under concurrent calls.
+    """The counts behind `Normalizer.stats`, exact under concurrent calls and across processes.
 
     `add` is all a call does: one append to `events` (a `CallEvent`, or for a call that changed
     nothing just the tool's name, which allocates nothing), and a fold every `FOLD_EVERY` calls.
-    `snapshot` folds what is pending and returns the documented dict; `restore` replaces the
-    counts with saved ones.
+    The counts are what the stats file held when last read (restored or saved), plus the calls
+    counted since: `snapshot` folds what is pending and returns their sum as the documented dict;
+    `restore` starts again from saved counts; `save` adds the calls since the last save to what
+    the file holds now, under its lock, so processes sharing the file lose no count.
     """
 
     def __init__(self, recent_limit: int) -> None:
         self._lock = threading.Lock()
+        self._save_lock = threading.Lock()  # one save at a time: each adds what the last one left
         self.events: deque[CallEvent | str] = deque()
         self.latest_call: float | None = None  # time.time() of the latest call
-        # The newest normalized calls: saved entries, then events made into entries when read.
-        self._recent: deque[RecentEntry | CallEvent] = deque(maxlen=recent_limit)
-        self._reset(None)
+        self.recent_limit = recent_limit
+        self._saved: StatsSnapshot = _empty_stats()  # what the file held when last read or written
+        self._unsaved: StatsSnapshot | None = None  # counted, taken by a save the disk refused
+        self.home: Path | None = None  # the file `_saved` came from
+        # The calls counted since the last save: the newest normalized ones are kept as events.
+        self._recent: deque[CallEvent] = deque(maxlen=recent_limit)
+        self._reset()
 
-    def _reset(self, saved: StatsSnapshot | None) -> None:
-        self._processed = saved["total_processed"] if saved else 0
-        self._normalized = saved["total_normalized"] if saved else 0
-        self._last_updated: str | None = saved["last_updated"] if saved else None
-        self._by_tool: dict[str, ToolCounts] = saved["by_tool"] if saved else {}
-        self._by_rule: dict[str, RuleHits] = saved["by_rule"] if saved else {}
+    def _reset(self) -> None:
+        self._processed = 0
+        self._normalized = 0
+        self._last_updated: str | None = None
+        self._by_tool: dict[str, ToolCounts] = {}
+        self._by_rule: dict[str, RuleHits] = {}
         self._recent.clear()
-        self._recent.extend(saved["recent_normalizations"] if saved else ())
-        self.latest_call = None
 
     def add(self, tool: str, changes: Sequence[Change]) -> None:
         """Count one call to ``tool`` (the name it is counted under) that made ``changes``."""
@@ -278,37 +386,109 @@ class CallCounter:
                 self._last_updated = timestamp(self.latest_call)
             self._recent.extend(normalized[-(self._recent.maxlen or 0) :])
 
+    def _counted(self) -> StatsSnapshot:
+        """The calls folded since the last save, as fresh dicts (under the lock)."""
+        return {
+            "total_processed": self._processed,
+            "total_normalized": self._normalized,
+            "last_updated": self._last_updated,
+            "by_tool": {tool: {**counts} for tool, counts in self._by_tool.items()},
+            "by_rule": {rule_id: {**hits, "tools": [*hits["tools"]]} for rule_id, hits in self._by_rule.items()},
+            "recent_normalizations": [_recent_entry(entry) for entry in self._recent],
+        }
+
     def snapshot(self) -> StatsSnapshot:
         """The counts now, as fresh dicts the caller may keep and change."""
         self.fold()
         with self._lock:
-            return {
-                "total_processed": self._processed,
-                "total_normalized": self._normalized,
-                "last_updated": self._last_updated,
-                "by_tool": {tool: {**counts} for tool, counts in self._by_tool.items()},
-                "by_rule": {rule_id: {**hits, "tools": [*hits["tools"]]} for rule_id, hits in self._by_rule.items()},
-                "recent_normalizations": [_recent_entry(entry) for entry in self._recent],
-            }
+            total = self._saved
+            if self._unsaved is not None:
+                total = merge_stats(total, self._unsaved, self.recent_limit)
+            return merge_stats(total, self._counted(), self.recent_limit)
 
-    def restore(self, saved: StatsSnapshot) -> None:
-        """Replace the counts with ``saved`` (validated, and not used by the caller afterwards)."""
+    def restore(self, saved: StatsSnapshot, home: Path | None = None) -> None:
+        """Replace the counts with ``saved`` (validated, and not used by the caller afterwards),
+        read from ``home``, the file later saves add to."""
         self.fold()
         with self._lock:
-            self._reset(saved)
+            self._saved, self._unsaved, self.home = saved, None, home
+            self._reset()
+            self.latest_call = None
+
+    def save(self, path: Path) -> None:
+        """Add the calls counted since the last save to the stats file ``path``, under its lock.
+        ``path`` becomes this counter's home.
+
+        Raises ``OSError`` if the disk refuses, and `StatsFileError` if the file holds something
+        other than stats (nothing is written over it); either way no count is lost, and the next
+        save adds them.
+        """
+        with self._save_lock:
+            self.fold()
+            with self._lock:
+                counted = self._counted()
+                unsaved = counted if self._unsaved is None else merge_stats(self._unsaved, counted, self.recent_limit)
+                self._unsaved = unsaved
+                self._reset()
+            with locked(path):
+                current = load_stats(path) if os.path.lexists(path) else _empty_stats()
+                merged = merge_stats(current, unsaved, self.recent_limit)
+                write_json_atomically(path, merged)
+            with self._lock:
+                self._saved, self._unsaved, self.home = merged, None, path
+
+
+def _empty_stats() -> StatsSnapshot:
+    return {
+        "total_processed": 0,
+        "total_normalized": 0,
+        "last_updated": None,
+        "by_tool": {},
+        "by_rule": {},
+        "recent_normalizations": [],
+    }
 
 
 def _recent_entry(call: RecentEntry | CallEvent) -> RecentEntry:
     """A fresh ``recent_normalizations`` entry, for a call counted now or one restored from a file."""
     if isinstance(call, CallEvent):
-        applied: list[Any] = [_writable(change.as_dict()) for change in call.changes]
+        applied: list[Any] = [_without_values(change.as_dict()) for change in call.changes]
         return {"ts": timestamp(call.time), "tool": call.tool, "applied": applied}
     return {**call, "applied": [{**entry} for entry in call["applied"]]}
 
 
-def _writable(entry: dict[str, Any]) -> dict[str, Any]:
-    """``entry`` without a ``dropped`` value JSON cannot hold (NaN, bytes, a date from a Python
-    caller): its ``note`` still shows it, and the stats file stays writable."""
-    if "dropped" in entry and json_value_problem(entry["dropped"]) is not None:
-        del entry["dropped"]
+def _without_values(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` holding no value the client sent (the stats are saved, and shown on the
+    dashboard): a ``dropped`` value and a coercion's ``from`` and ``to`` become their shape and
+    size, and a conflict's ``note`` no longer quotes the value. `Normalizer.apply` still returns
+    the values themselves to its caller."""
+    if "dropped" in entry:
+        entry["dropped"] = described(entry["dropped"])
+        if entry.get("note", "").startswith("conflict: "):
+            entry["note"] = f"conflict: kept {entry['to']}, dropped {entry['from']}"
+    if entry["type"] == "type_coerce":
+        entry["from"], entry["to"] = described(entry["from"]), described(entry["to"])
     return entry
+
+
+def described(value: Any) -> str:
+    """A value's shape and size, never the value: what the stats keep of a value a client sent.
+
+    >>> described("sk-secret"), described([1, 2]), described({"a": 1}), described(True), described(7)
+    ('string of 9 characters', 'array of 2 items', 'object of 1 members', 'boolean', 'integer')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return f"string of {len(value)} characters"
+    if isinstance(value, (list, tuple)):
+        return f"array of {len(value)} items"
+    if isinstance(value, dict):
+        return f"object of {len(value)} members"
+    return f"{type(value).__name__} value"

@@ -11,7 +11,10 @@ fails (a full or read-only disk) raises ``OSError`` here and is kept by the reco
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Literal
@@ -19,6 +22,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .logdir import AUDIT_FILE, LogDirError, first_problem
+
+if sys.platform != "win32":
+    import fcntl
 
 __all__ = ("AUDIT_FILE", "AuditEntry", "AuditError", "AuditLog", "LogDirError", "read_audit_log")
 
@@ -66,23 +72,47 @@ class AuditLog:
         self._checked_tail = False
 
     def write(self, lines: Sequence[str]) -> None:
-        """Append ``lines`` (JSON text, no newline); raises ``OSError`` if the disk refuses them."""
+        """Append ``lines`` (JSON text, no newline), all or none: if the disk refuses part of them
+        (full, read-only), the file is cut back to where it was and ``OSError`` is raised, so a
+        retry never duplicates a line. Several processes may append to one file (under a lock)."""
         if not lines:
             return
         data = "".join(f"{line}\n" for line in lines).encode("utf-8")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        size = self.path.stat().st_size if self.path.exists() else 0
-        if not self._checked_tail and size:
+        handle = self._open_locked()
+        try:
+            size = os.fstat(handle).st_size
             # A line cut short by a crash stays where it is, ending its file; new lines start a new one.
-            with self.path.open("rb") as file:
-                file.seek(-1, os.SEEK_END)
-                if file.read(1) != b"\n":
-                    size = self.max_bytes
-        self._checked_tail = True
-        if size and size + len(data) > self.max_bytes:
-            self._rotate()
-        with self.path.open("ab") as file:
-            file.write(data)
+            if not self._checked_tail and size and _last_byte(handle, size) != b"\n":
+                size = self.max_bytes
+            self._checked_tail = True
+            if size and size + len(data) > self.max_bytes:
+                self._rotate()
+                os.close(handle)
+                handle = self._open_locked()
+                size = os.fstat(handle).st_size
+            _append_all_or_nothing(handle, data, size)
+        finally:
+            os.close(handle)  # and with it the lock
+
+    def _open_locked(self) -> int:
+        """The file, opened to append through no symlink, locked against other writers, and still
+        the one at ``path`` (another process may have rotated it while this one waited)."""
+        while True:
+            handle = os.open(self.path, _APPEND_FLAGS, 0o600)
+            try:
+                status = os.fstat(handle)
+                if not stat.S_ISREG(status.st_mode):
+                    raise OSError(errno.EINVAL, "not a regular file", str(self.path))
+                _lock(handle)
+                if os.stat(self.path, follow_symlinks=False).st_ino == status.st_ino:
+                    return handle
+            except FileNotFoundError:
+                pass  # rotated away meanwhile: open the new one
+            except BaseException:
+                os.close(handle)
+                raise
+            os.close(handle)
 
     def _rotate(self) -> None:
         for number in range(self.backups - 1, 0, -1):
@@ -90,6 +120,34 @@ class AuditLog:
             if older.exists():
                 os.replace(older, self.path.with_name(f"{AUDIT_FILE}.{number + 1}"))
         os.replace(self.path, self.path.with_name(f"{AUDIT_FILE}.1"))
+
+
+_APPEND_FLAGS = (
+    os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _lock(handle: int) -> None:
+    """Hold an exclusive lock on the open file until it is closed (none where there is no flock)."""
+    if sys.platform != "win32":
+        fcntl.flock(handle, fcntl.LOCK_EX)
+
+
+def _last_byte(handle: int, size: int) -> bytes:
+    os.lseek(handle, size - 1, os.SEEK_SET)  # reading only: O_APPEND writes at the end anyway
+    return os.read(handle, 1)
+
+
+def _append_all_or_nothing(handle: int, data: bytes, size: int) -> None:
+    """Write ``data`` at the end of the file, which is ``size`` bytes long; on failure, cut what
+    was written of it away again (shrinking a file needs no free space)."""
+    written = 0
+    try:
+        while written < len(data):
+            written += os.write(handle, data[written:])
+    except BaseException:
+        os.ftruncate(handle, size)
+        raise
 
 
 def read_audit_log(directory: str | os.PathLike[str], *, limit: int = 200) -> list[AuditEntry]:
@@ -110,20 +168,27 @@ def read_audit_log(directory: str | os.PathLike[str], *, limit: int = 200) -> li
 
 def _read_tail(path: Path, limit: int) -> list[AuditEntry]:
     try:
-        with path.open("rb") as file:
-            size = file.seek(0, os.SEEK_END)
-            start = max(0, size - _TAIL_BYTES)
-            file.seek(start)
-            data = file.read()
+        handle = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
         return []
     except OSError as error:
         raise LogDirError(f"{path}: cannot be read: {error.strerror}") from None
+    if not stat.S_ISREG(os.fstat(handle).st_mode):
+        os.close(handle)
+        raise LogDirError(f"{path}: not a regular file (a FIFO, a device or a directory); it was not read")
+    with os.fdopen(handle, "rb") as file:
+        size = file.seek(0, os.SEEK_END)
+        start = max(0, size - _TAIL_BYTES)
+        file.seek(start)
+        data = file.read(_TAIL_BYTES)  # no more, even if the file grows meanwhile
     lines = data.split(b"\n")
     lines.pop()  # empty after a final newline; a line still being written otherwise
     if start:
         lines = lines[1:]  # the first line read from the middle of the file is a fragment
     return [_entry(path, text) for text in (lines[-limit:] if limit else [])]
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 
 
 def _entry(path: Path, text: bytes) -> AuditEntry:

@@ -4,6 +4,7 @@ annotations, all bounded, folded in one outcome at a time and read out as `Outco
     counts = OutcomeCounts(max_patterns=1000, max_hours=168)
     line = counts.fold(outcome, audit_line=True)   # counted; its audit log line
     counts.stats(saved_at=time.time())             # what outcomes.json holds
+    add_outcomes([saved, counts.take()], max_patterns=1000, max_hours=168)  # two processes' counts
 
 Failures are grouped into error patterns by tool, parameter, error type and shape, with counts,
 first and last seen, and hourly buckets; unknown and missing names that arrive in the same call are
@@ -15,7 +16,7 @@ from __future__ import annotations
 import math
 import time
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 
@@ -25,7 +26,7 @@ from .outcomes import Status
 from .shapes import clean_name
 from .stats_file import AliasEvidence, ErrorPattern, FieldAnnotation, HourCalls, HourCount, OutcomeStats, ToolCalls
 
-__all__ = ("OutcomeCounts",)
+__all__ = ("OutcomeCounts", "add_outcomes")
 
 _SAMPLES_PER_PATTERN = 5
 _PAIRS_PER_CALL = 10  # unknown and missing names paired from one call, at most, each
@@ -138,6 +139,37 @@ def _touch(mapping: dict[_K, _V], key: _K, make: Callable[[], _V], limit: int) -
     return value
 
 
+def _latest_seen(seen_by_key: dict[_K, _Seen], limit: int) -> dict[_K, _Seen]:
+    """``seen_by_key`` if it is within ``limit``; else its ``limit`` entries seen last, in order."""
+    if len(seen_by_key) <= limit:
+        return seen_by_key
+    kept = set(sorted(seen_by_key, key=lambda key: seen_by_key[key].last_seen)[-limit:])
+    return {key: seen for key, seen in seen_by_key.items() if key in kept}
+
+
+def add_outcomes(
+    parts: Iterable[OutcomeStats],
+    *,
+    max_patterns: int,
+    max_hours: int,
+    saved_at: float | None = None,
+    normalizer: dict[str, Any] | None = None,
+) -> OutcomeStats:
+    """The counts of ``parts`` added up, in order, within the bounds: what one recorder would
+    have counted from all their calls (while they fit in the bounds), as ``outcomes.json`` holds it.
+    How processes sharing a log directory put their counts together.
+
+    >>> one = OutcomeStats(tools=[ToolCalls(tool="search", ok=2)], hourly=[HourCalls(start=3600, ok=2)])
+    >>> both = add_outcomes([one, one], max_patterns=10, max_hours=24)
+    >>> both.tools[0].ok, both.hourly[0].ok
+    (4, 4)
+    """
+    counts = OutcomeCounts(max_patterns=max_patterns, max_hours=max_hours)
+    for part in parts:
+        counts.add(part)
+    return counts.stats(saved_at=saved_at, normalizer=normalizer)
+
+
 def _calls_fields(calls: _Calls, with_duration: bool = True) -> dict[str, Any]:
     fields: dict[str, Any] = {"ok": calls.ok, "refused": calls.refused, "error": calls.error}
     if with_duration:
@@ -209,26 +241,63 @@ class OutcomeCounts:
         """Keep what the strictness audit would change in a tool's parameter, for suggestions."""
         self._annotations[(annotation.tool, annotation.param)] = annotation
 
-    def restore(self, saved: OutcomeStats) -> None:
-        """Start from what a recorder saved, within this one's bounds."""
-        for tool_calls in saved.tools[-self.max_patterns :]:
-            self._tools[tool_calls.tool] = _Calls(
-                tool_calls.ok, tool_calls.refused, tool_calls.error, tool_calls.duration_ms
-            )
-        for hour_calls in saved.hourly[-self.max_hours :]:
-            self._hourly[int(hour_calls.start)] = _Calls(hour_calls.ok, hour_calls.refused, hour_calls.error)
-        for pattern in sorted(saved.patterns, key=lambda pattern: pattern.last_seen)[-self.max_patterns :]:
+    def add(self, saved: OutcomeStats) -> None:
+        """Add what a recorder saved to these counts, as if its calls had been folded in here after
+        those already counted, within this one's bounds: past them, the least recently touched
+        tools, the oldest hours and the least recently seen patterns and pairs go."""
+        for tool_calls in saved.tools:  # added up in full, then bounded: a tool kept keeps all its calls
+            calls = _touch(self._tools, tool_calls.tool, _Calls, len(self._tools) + 1)
+            calls.ok += tool_calls.ok
+            calls.refused += tool_calls.refused
+            calls.error += tool_calls.error
+            calls.duration_ms += tool_calls.duration_ms
+        while len(self._tools) > self.max_patterns:
+            del self._tools[next(iter(self._tools))]
+        for hour_calls in saved.hourly:
+            calls = self._hourly.setdefault(int(hour_calls.start), _Calls())
+            calls.ok += hour_calls.ok
+            calls.refused += hour_calls.refused
+            calls.error += hour_calls.error
+        _prune_hours(self._hourly, self.max_hours)
+        for pattern in saved.patterns:
             key = _PatternKey(pattern.tool, pattern.param, pattern.error_type, pattern.shape)
-            hourly = {int(bucket.start): bucket.count for bucket in pattern.hourly}
-            _prune_hours(hourly, self.max_hours)
-            samples = pattern.samples[-_SAMPLES_PER_PATTERN:]
-            self._patterns[key] = _Seen(pattern.count, pattern.first_seen, pattern.last_seen, hourly, samples)
-        for alias in sorted(saved.aliases, key=lambda alias: alias.last_seen)[-self.max_patterns :]:
+            seen = self._added(self._patterns, key, pattern.count, pattern.first_seen, pattern.last_seen)
+            for bucket in pattern.hourly:
+                hour = int(bucket.start)
+                seen.hourly[hour] = seen.hourly.get(hour, 0) + bucket.count
+            _prune_hours(seen.hourly, self.max_hours)
+            seen.samples = [*seen.samples, *pattern.samples][-_SAMPLES_PER_PATTERN:]
+        for alias in saved.aliases:
             pair = _PairKey(alias.tool, alias.unknown, alias.missing)
-            self._pairs[pair] = _Seen(alias.count, alias.first_seen, alias.last_seen)
+            self._added(self._pairs, pair, alias.count, alias.first_seen, alias.last_seen)
+        self._patterns = _latest_seen(self._patterns, self.max_patterns)
+        self._pairs = _latest_seen(self._pairs, self.max_patterns)
         for annotation in saved.annotations:
             self._annotations[(annotation.tool, annotation.param)] = annotation
-        self.audit_lines_dropped = saved.audit_lines_dropped
+        self.audit_lines_dropped += saved.audit_lines_dropped
+
+    @staticmethod
+    def _added(seen_by_key: dict[_K, _Seen], key: _K, count: int, first_seen: float, last_seen: float) -> _Seen:
+        """``seen_by_key[key]`` with a saved count added, moved to the end as `fold` would move it."""
+        seen = seen_by_key.pop(key, None)
+        if seen is None:
+            seen = _Seen(0, first_seen, last_seen)
+        seen.count += count
+        seen.first_seen = min(seen.first_seen, first_seen)
+        seen.last_seen = max(seen.last_seen, last_seen)
+        seen_by_key[key] = seen
+        return seen
+
+    def take(self) -> OutcomeStats:
+        """Everything counted, as `stats` gives it, and start counting again from nothing (the
+        recorder saves what it took). The annotations stay: they describe tools, not calls."""
+        stats = self.stats()
+        self._tools.clear()
+        self._hourly.clear()
+        self._patterns.clear()
+        self._pairs.clear()
+        self.audit_lines_dropped = 0
+        return stats
 
     def stats(self, *, saved_at: float | None = None, normalizer: dict[str, Any] | None = None) -> OutcomeStats:
         """Everything counted, as ``outcomes.json`` holds it, with the normalizer's stats if given."""

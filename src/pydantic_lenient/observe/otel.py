@@ -1,68 +1,361 @@
-"""Fleet metrics: call outcomes as OpenTelemetry counters and a duration histogram.
+"""Tool calls as OpenTelemetry spans and metrics, in the terms of OpenTelemetry's GenAI and MCP
+semantic conventions (v1.44.0, `CONVENTIONS_VERSION`), with what only this library knows as span
+events under its own ``pydantic_lenient.`` namespace.
 
-    from pydantic_lenient.observe.otel import OtelMetrics
-    recorder = OutcomeRecorder("logs/", sinks=[OtelMetrics()])   # the global MeterProvider
+    telemetry = LenientTelemetry()                        # the global providers, or pass your own
+    recorder = OutcomeRecorder("logs/", telemetry=telemetry)
+    make_lenient(server, recorder=recorder)               # or LenientMiddleware(recorder=recorder)
 
-Counters add up across replicas in any OpenTelemetry backend, where one ``outcomes.json`` per
-process does not:
+* In the adapters, the SDK already opens the ``tools/call {gen_ai.tool.name}`` server span (and
+  continues the trace context in ``params._meta``): as the conventions ask, no second span is made;
+  the recorder adds this library's events and attributes to that span, as the call ends. Without a
+  recording span (SDK telemetry turned off) one is made, with the call's own start time.
+* The proxy (`ProxyTracer`) opens a server span per ``tools/call`` as a child of the host's
+  ``params._meta`` context, and a client span for the upstream, whose context it puts in the
+  forwarded ``params._meta``: one trace from the host's call to the server's answer.
+* Events: ``pydantic_lenient.normalization`` (rule, type, JSON pointer), ``pydantic_lenient.repair``
+  (kind, JSON pointer), ``pydantic_lenient.refusal`` (field, error type, value shape) and
+  ``pydantic_lenient.unknown_argument`` (the name). Never a value.
+* Metrics: ``mcp.server.operation.duration`` and ``mcp.client.operation.duration`` (seconds), and
+  the counters ``pydantic_lenient.normalizations``, ``.repairs``, ``.refusals`` and
+  ``.unknown_arguments``. Their attributes are bounded: a tool the server does not have counts as
+  ``_OTHER``, an unknown argument's name is never a metric attribute, and each kind of name admits
+  at most ``max_names`` distinct values, then ``_OTHER``.
 
-* ``pydantic_lenient.calls`` by ``tool`` and ``status`` (``ok``, ``refused``, ``error``);
-* ``pydantic_lenient.call.duration`` (ms), a histogram by ``tool`` and ``status``;
-* ``pydantic_lenient.normalizations`` by ``tool`` and ``rule``;
-* ``pydantic_lenient.validation_failures`` by ``tool``, ``param``, ``error_type`` and ``shape``.
-
-Uses only OpenTelemetry's metrics API; the application chooses the SDK and exporter. Needs the
-``otel`` extra.
+Uses only OpenTelemetry's API; the application (or `pydantic_lenient.observe.otel_setup` for the
+command line) chooses the SDK and exporters. Needs the ``otel`` extra.
 """
 
 from __future__ import annotations
 
-from opentelemetry import metrics
+import threading
+import time
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any
+
+from opentelemetry import metrics, propagate, trace
+from opentelemetry.context import Context
+from opentelemetry.trace import Span, SpanKind, StatusCode
 
 from pydantic_lenient._version import __version__
 
+from .failures import FieldFailure, field_failures
 from .outcomes import CallOutcome
 from .shapes import clean_name
 
-__all__ = ("OtelMetrics",)
+__all__ = ("CONVENTIONS_VERSION", "DURATION_BUCKETS", "OTHER", "LenientTelemetry", "ProxyTracer")
+
+CONVENTIONS_VERSION = "1.44.0"
+"""The OpenTelemetry semantic conventions followed (GenAI and MCP pages, status Development)."""
+
+_SCHEMA_URL = f"https://opentelemetry.io/schemas/{CONVENTIONS_VERSION}"
+
+DURATION_BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
+"""The bucket boundaries (seconds) the MCP conventions advise for the operation durations."""
+
+OTHER = "_OTHER"
+"""A metric attribute's value for a name past its bound (the conventions' fallback value)."""
+
+# The conventions' attribute names.
+_METHOD = "mcp.method.name"
+_PROTOCOL_VERSION = "mcp.protocol.version"
+_SESSION_ID = "mcp.session.id"
+_REQUEST_ID = "jsonrpc.request.id"
+_OPERATION = "gen_ai.operation.name"
+_TOOL = "gen_ai.tool.name"
+_ERROR_TYPE = "error.type"
+_RPC_STATUS = "rpc.response.status_code"
+_TRANSPORT = "network.transport"
+_TOOLS_CALL = "tools/call"
+_EXECUTE_TOOL = "execute_tool"
+_TOOL_ERROR = "tool_error"
+
+# This library's own names.
+_STATUS = "pydantic_lenient.call.status"
+_POINTER = "pydantic_lenient.json_pointer"
+_RULE_ID = "pydantic_lenient.rule.id"
+_RULE_TYPE = "pydantic_lenient.rule.type"
+_REPAIR_KIND = "pydantic_lenient.repair.kind"
+_FIELD = "pydantic_lenient.field"
+_FIELD_ERROR = "pydantic_lenient.error.type"
+_SHAPE = "pydantic_lenient.value.shape"
+_ARGUMENT = "pydantic_lenient.argument.name"
+_UNKNOWN_ERRORS = frozenset({"unknown_parameter", "extra_forbidden"})
+
+_OPEN_CALLS_LIMIT = 10_000  # proxy calls awaiting an answer, as the relay bounds its own
 
 
-class OtelMetrics:
-    """An outcome sink (`pydantic_lenient.observe.outcomes.OutcomeSink`) that feeds OpenTelemetry instruments."""
+class _BoundedNames:
+    """The first ``limit`` distinct names seen pass; later new ones become `OTHER`."""
 
-    def __init__(self, meter_provider: metrics.MeterProvider | None = None) -> None:
-        meter = metrics.get_meter("pydantic_lenient", __version__, meter_provider=meter_provider)
-        self.calls = meter.create_counter(
-            "pydantic_lenient.calls", unit="{call}", description="Tool calls by tool and status"
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, name: str) -> str:
+        if name in self._seen:
+            return name
+        with self._lock:
+            if len(self._seen) >= self._limit:
+                return OTHER
+            self._seen.add(name)
+        return name
+
+
+def json_pointer(*tokens: str) -> str:
+    """The JSON Pointer (RFC 6901) of ``tokens``.
+
+    >>> json_pointer("a/b", "c~d")
+    '/a~1b/c~0d'
+    """
+    return "".join("/" + token.replace("~", "~0").replace("/", "~1") for token in tokens)
+
+
+class LenientTelemetry:
+    """Spans, span events and metrics for tool calls; ``tracer_provider`` and ``meter_provider``
+    default to the global ones. Give it to an `OutcomeRecorder` (``telemetry=``) for the adapters,
+    or to the proxy. ``max_names`` bounds each metric attribute's distinct values."""
+
+    def __init__(
+        self,
+        tracer_provider: trace.TracerProvider | None = None,
+        meter_provider: metrics.MeterProvider | None = None,
+        *,
+        max_names: int = 200,
+    ) -> None:
+        if max_names < 1:
+            raise ValueError("max_names must be at least 1")
+        self.tracer = trace.get_tracer("pydantic_lenient", __version__, tracer_provider, schema_url=_SCHEMA_URL)
+        meter = metrics.get_meter("pydantic_lenient", __version__, meter_provider, schema_url=_SCHEMA_URL)
+        self.server_duration = meter.create_histogram(
+            "mcp.server.operation.duration",
+            unit="s",
+            description="MCP request duration as observed on the receiver, until the result is sent.",
+            explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
         )
-        self.duration = meter.create_histogram(
-            "pydantic_lenient.call.duration", unit="ms", description="Tool call duration by tool and status"
+        self.client_duration = meter.create_histogram(
+            "mcp.client.operation.duration",
+            unit="s",
+            description="MCP request duration as observed on the sender, until the response is received.",
+            explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
         )
         self.normalizations = meter.create_counter(
             "pydantic_lenient.normalizations",
             unit="{normalization}",
-            description="Normalizer rules that changed a call, by tool and rule",
+            description="Normalizer changes, by tool and rule",
         )
-        self.validation_failures = meter.create_counter(
-            "pydantic_lenient.validation_failures",
-            unit="{failure}",
-            description="Refused fields by tool, parameter, error type and value shape",
+        self.repairs = meter.create_counter(
+            "pydantic_lenient.repairs", unit="{repair}", description="Argument repairs, by tool and kind"
         )
+        self.refusals = meter.create_counter(
+            "pydantic_lenient.refusals", unit="{field}", description="Refused fields, by tool, field and error type"
+        )
+        self.unknown_arguments = meter.create_counter(
+            "pydantic_lenient.unknown_arguments", unit="{argument}", description="Argument names no parameter has"
+        )
+        self._tools = _BoundedNames(max_names)
+        self._rules = _BoundedNames(max_names)
+        self._fields = _BoundedNames(max_names)
+        self._kinds = _BoundedNames(max_names)
 
-    def record(self, outcome: CallOutcome) -> None:
-        tool = clean_name(outcome.tool)
-        attributes = {"tool": tool, "status": outcome.status}
-        self.calls.add(1, attributes)
-        self.duration.record(outcome.duration_ms, attributes)
-        for rule in outcome.norms:
-            self.normalizations.add(1, {"tool": tool, "rule": clean_name(rule)})
-        for failure in outcome.failures:
-            self.validation_failures.add(
-                1,
-                {
-                    "tool": tool,
-                    "param": clean_name(failure.param),
-                    "error_type": clean_name(failure.error_type),
-                    "shape": clean_name(failure.shape),
-                },
+    # ---- the adapters: told by the recorder as each call ends, in the call's own context
+
+    def call_ended(
+        self,
+        outcome: CallOutcome,
+        *,
+        known_tool: bool = True,
+        error: Any = None,
+        arguments: Mapping[str, Any] | None = None,
+        known: Collection[str] = (),
+        rule_params: Mapping[str, tuple[str, str]] | None = None,
+    ) -> None:
+        """Add ``outcome`` to the current span (the SDK's ``tools/call`` span), or to a span of its
+        own when none records, and to the metrics. ``error``: the validation error of a refused
+        call, read here into its fields; ``rule_params``: each rule id's type and parameter."""
+        failures = outcome.failures
+        if error is not None:
+            failures = field_failures(error, arguments, known=known)
+        span = trace.get_current_span()
+        own = not span.is_recording()
+        if own:
+            started = time.time_ns() - int(outcome.duration_ms * 1_000_000)
+            span = self.tracer.start_span(
+                _span_name(outcome.tool, known_tool),
+                kind=SpanKind.SERVER,
+                start_time=started,
+                attributes={_METHOD: _TOOLS_CALL, _OPERATION: _EXECUTE_TOOL, _TOOL: clean_name(outcome.tool)},
             )
+        tool = self._tool(outcome.tool, known_tool)
+        span.set_attribute(_STATUS, outcome.status)
+        for rule in outcome.norms:
+            kind = rule.removeprefix("repair:")
+            if kind != rule:  # the proxy's repairs, recorded as norms without their pointers
+                continue
+            rule_type, param = (rule_params or {}).get(rule, ("", ""))
+            self._normalized(span, tool, rule, rule_type, json_pointer(param) if param else "")
+        self._refused(span, tool, failures)
+        if own:
+            if outcome.status != "ok":
+                span.set_attribute(_ERROR_TYPE, _TOOL_ERROR)
+                span.set_status(StatusCode.ERROR)
+            span.end()
+        attributes = {_METHOD: _TOOLS_CALL, _OPERATION: _EXECUTE_TOOL, _TOOL: tool, _STATUS: outcome.status}
+        if outcome.status != "ok":
+            attributes[_ERROR_TYPE] = _TOOL_ERROR
+        self.server_duration.record(outcome.duration_ms / 1000, attributes)
+
+    # ---- shared by both ways in
+
+    def _tool(self, name: str, known_tool: bool) -> str:
+        return self._tools(clean_name(name)) if known_tool else OTHER
+
+    def _normalized(self, span: Span, tool: str, rule: str, rule_type: str, pointer: str) -> None:
+        rule_id = clean_name(rule)
+        span.add_event(
+            "pydantic_lenient.normalization", {_RULE_ID: rule_id, _RULE_TYPE: clean_name(rule_type), _POINTER: pointer}
+        )
+        self.normalizations.add(1, {_TOOL: tool, _RULE_ID: self._rules(rule_id)})
+
+    def _repaired(self, span: Span, tool: str, repairs: Iterable[Mapping[str, Any]]) -> None:
+        for repair in repairs:
+            kind = clean_name(str(repair.get("kind", "")))
+            span.add_event("pydantic_lenient.repair", {_REPAIR_KIND: kind, _POINTER: str(repair.get("path", ""))})
+            self.repairs.add(1, {_TOOL: tool, _REPAIR_KIND: self._kinds(kind)})
+
+    def _refused(self, span: Span, tool: str, failures: Iterable[FieldFailure]) -> None:
+        for failure in failures:
+            field, error_type = clean_name(failure.param), clean_name(failure.error_type)
+            if error_type in _UNKNOWN_ERRORS:
+                span.add_event("pydantic_lenient.unknown_argument", {_ARGUMENT: field})
+                self.unknown_arguments.add(1, {_TOOL: tool})
+                field = OTHER  # a name the client invented: never a metric attribute
+            span.add_event(
+                "pydantic_lenient.refusal", {_FIELD: field, _FIELD_ERROR: error_type, _SHAPE: clean_name(failure.shape)}
+            )
+            bounded = field if field == OTHER else self._fields(f"{tool}.{field}").removeprefix(f"{tool}.")
+            self.refusals.add(1, {_TOOL: tool, _FIELD: bounded, _FIELD_ERROR: self._kinds(error_type)})
+
+
+class _ProxyCall:
+    """A ``tools/call`` the proxy has forwarded: its two spans, and what the metrics need."""
+
+    __slots__ = ("client", "known_tool", "server", "started", "tool")
+
+    def __init__(self, server: Span, client: Span, tool: str, known_tool: bool) -> None:
+        self.server, self.client, self.tool, self.known_tool = server, client, tool, known_tool
+        self.started = time.perf_counter()
+
+
+class ProxyTracer:
+    """One proxy session's ``tools/call`` spans: the relay tells it of each call (`request`), of
+    what it changed (`normalized`, `repaired`), of why it refused (`refused`), and of the answer
+    (`answered`)."""
+
+    def __init__(self, telemetry: LenientTelemetry, *, protocol_version: str | None = None) -> None:
+        self.telemetry = telemetry
+        self.protocol_version = protocol_version
+        self.known_tools: set[str] = set()
+        self._calls: dict[Any, _ProxyCall] = {}
+
+    def listed(self, tools: Iterable[str]) -> None:
+        """The tools the upstream lists: only these are metric attribute values."""
+        self.known_tools.update(tools)
+
+    def request(self, request_id: Any, params: dict[str, Any]) -> dict[str, Any]:
+        """Open the call's server span (continuing ``params._meta``) and client span, and return
+        ``params`` with the client span's context in ``_meta`` for the upstream."""
+        tool = params.get("name")
+        if not isinstance(tool, str):
+            return params
+        meta = params.get("_meta")
+        parent: Context | None = propagate.extract(meta) if isinstance(meta, Mapping) else None
+        known_tool = tool in self.known_tools
+        attributes: dict[str, Any] = {
+            _METHOD: _TOOLS_CALL,
+            _OPERATION: _EXECUTE_TOOL,
+            _TOOL: clean_name(tool),
+            _REQUEST_ID: str(request_id),
+            _TRANSPORT: "pipe",
+        }
+        if self.protocol_version:
+            attributes[_PROTOCOL_VERSION] = self.protocol_version
+        tracer = self.telemetry.tracer
+        name = _span_name(tool, known_tool)
+        server = tracer.start_span(name, parent, kind=SpanKind.SERVER, attributes=attributes)
+        client = tracer.start_span(name, trace.set_span_in_context(server), kind=SpanKind.CLIENT, attributes=attributes)
+        if len(self._calls) >= _OPEN_CALLS_LIMIT:
+            self._end(self._calls.pop(next(iter(self._calls))), None)
+        self._calls[request_id] = _ProxyCall(server, client, tool, known_tool)
+        carrier: dict[str, Any] = {key: value for key, value in (meta or {}).items() if key not in _TRACE_KEYS}
+        propagate.inject(carrier, trace.set_span_in_context(client))
+        return {**params, "_meta": carrier}
+
+    def normalized(self, request_id: Any, applied: Iterable[Mapping[str, Any]]) -> None:
+        call = self._calls.get(request_id)
+        if call is not None:
+            tool = self.telemetry._tool(call.tool, call.known_tool)
+            for change in applied:
+                param = change.get("param")
+                pointer = json_pointer(param) if isinstance(param, str) else ""
+                self.telemetry._normalized(
+                    call.server, tool, str(change.get("rule_id", "")), str(change.get("type", "")), pointer
+                )
+
+    def repaired(self, request_id: Any, repairs: Iterable[Mapping[str, Any]]) -> None:
+        call = self._calls.get(request_id)
+        if call is not None:
+            self.telemetry._repaired(call.server, self.telemetry._tool(call.tool, call.known_tool), repairs)
+
+    def refused(self, request_id: Any, failures: Iterable[FieldFailure]) -> None:
+        call = self._calls.get(request_id)
+        if call is not None:
+            self.telemetry._refused(call.server, self.telemetry._tool(call.tool, call.known_tool), failures)
+
+    def answered(self, request_id: Any, message: Mapping[str, Any] | None, status: str | None = None) -> None:
+        """End the call's spans with the answer ``message`` (None: the upstream never answered)."""
+        call = self._calls.pop(request_id, None)
+        if call is not None:
+            self._end(call, message, status)
+
+    def _end(self, call: _ProxyCall, message: Mapping[str, Any] | None, status: str | None = None) -> None:
+        attributes: dict[str, Any] = {
+            _METHOD: _TOOLS_CALL,
+            _OPERATION: _EXECUTE_TOOL,
+            _TOOL: self.telemetry._tool(call.tool, call.known_tool),
+        }
+        if self.protocol_version:
+            attributes[_PROTOCOL_VERSION] = self.protocol_version
+        error = message.get("error") if message is not None else None
+        result = message.get("result") if message is not None else None
+        description = None
+        if isinstance(error, Mapping):
+            code = str(error.get("code"))
+            attributes[_ERROR_TYPE] = attributes[_RPC_STATUS] = code
+            message_text = error.get("message")
+            description = message_text if isinstance(message_text, str) else None
+        elif message is None:
+            attributes[_ERROR_TYPE] = "unanswered"
+        elif isinstance(result, Mapping) and result.get("isError") is True:
+            attributes[_ERROR_TYPE] = _TOOL_ERROR
+        outcome = status or ("ok" if _ERROR_TYPE not in attributes else "error")
+        seconds = time.perf_counter() - call.started
+        for span in (call.client, call.server):
+            span.set_attributes({key: attributes[key] for key in (_ERROR_TYPE, _RPC_STATUS) if key in attributes})
+            if _ERROR_TYPE in attributes:
+                span.set_status(StatusCode.ERROR, description)
+        call.server.set_attribute(_STATUS, outcome)
+        call.client.end()
+        call.server.end()
+        self.telemetry.client_duration.record(seconds, attributes)
+        self.telemetry.server_duration.record(seconds, {**attributes, _STATUS: outcome})
+
+
+_TRACE_KEYS = frozenset({"traceparent", "tracestate"})
+
+
+def _span_name(tool: str, known_tool: bool) -> str:
+    """``tools/call {gen_ai.tool.name}``, or ``tools/call`` for a tool the server does not have
+    (a name a client invents is no low-cardinality target)."""
+    return f"{_TOOLS_CALL} {clean_name(tool)}" if known_tool else _TOOLS_CALL

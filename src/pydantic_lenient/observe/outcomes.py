@@ -8,12 +8,13 @@ of its value, `pydantic_lenient.observe.failures`), or an ``error`` in the tool.
 from __future__ import annotations
 
 import time
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from .failures import FieldFailure
 
-__all__ = ("STATUSES", "CallOutcome", "OutcomeSink", "Status")
+__all__ = ("STATUSES", "CallOutcome", "CallTelemetry", "OutcomeSink", "Status")
 
 Status = Literal["ok", "refused", "error"]
 STATUSES: tuple[Status, ...] = ("ok", "refused", "error")
@@ -33,6 +34,22 @@ class CallOutcome:
 
 
 class OutcomeSink(Protocol):
-    """Something that also receives every outcome, such as `pydantic_lenient.observe.otel.OtelMetrics`."""
+    """Something that also receives every outcome, off the call path (in batches, every flush)."""
 
     def record(self, outcome: CallOutcome) -> None: ...
+
+
+class CallTelemetry(Protocol):
+    """Told of each call as it ends, on the call's own thread and context, such as
+    `pydantic_lenient.observe.otel.LenientTelemetry`; ``error`` is a refused call's validation error."""
+
+    def call_ended(
+        self,
+        outcome: CallOutcome,
+        *,
+        known_tool: bool = True,
+        error: Any = None,
+        arguments: Mapping[str, Any] | None = None,
+        known: Collection[str] = (),
+        rule_params: Mapping[str, tuple[str, str]] | None = None,
+    ) -> None: ...

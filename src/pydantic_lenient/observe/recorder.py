@@ -13,6 +13,8 @@ Failures are grouped into error patterns (`pydantic_lenient.observe.counts`), bo
 (``max_patterns``, ``max_hours``) and, with a log directory, saved atomically to ``outcomes.json``
 (`pydantic_lenient.observe.stats_file`) every ``save_every`` seconds and at `close`, restored on the
 next start, with one JSON line per call in the audit log (`pydantic_lenient.observe.auditlog`).
+Several processes may share one log directory: a save adds only this recorder's calls since its
+last save to what ``outcomes.json`` holds now, under the file's lock (see `save`).
 
 `record` only appends a small record to a queue, and `record_refusal` appends the validation error
 as it was raised: a background thread turns errors into field failures (shapes, samples), folds the
@@ -36,14 +38,14 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from pydantic_lenient.normalizer.stats import write_json_atomically
+from pydantic_lenient.normalizer.stats import locked, write_json_atomically
 from pydantic_lenient.schema.audit import audit
 
 from .auditlog import DEFAULT_BACKUPS, DEFAULT_MAX_BYTES, AuditLog
-from .counts import OutcomeCounts
+from .counts import OutcomeCounts, add_outcomes
 from .failures import FieldFailure, field_failures
 from .logdir import NORMALIZER_STATS_FILE, OUTCOMES_FILE, LogDirError
-from .outcomes import STATUSES, CallOutcome, OutcomeSink, Status
+from .outcomes import STATUSES, CallOutcome, CallTelemetry, OutcomeSink, Status
 from .shapes import clean_name
 from .stats_file import FieldAnnotation, OutcomeStats, load_outcomes
 
@@ -79,7 +81,9 @@ class OutcomeRecorder:
 
     ``normalizer``: its `stats` go into ``outcomes.json`` and it is saved beside it as
     ``normalizer_stats.json`` (and restored from there when it has no ``stats_file`` of its own).
-    ``sinks`` receive every outcome. ``sample_chars`` > 0 keeps that many characters of a refused
+    ``sinks`` receive every outcome, off the call path; ``telemetry`` (a
+    `pydantic_lenient.observe.otel.LenientTelemetry`) is told of each call as it ends, on the call's
+    own thread, so that its span is still current. ``sample_chars`` > 0 keeps that many characters of a refused
     value's text (at most five per pattern); by default no value is kept.
 
     A corrupt ``outcomes.json`` raises `LogDirError` here, before anything is written.
@@ -91,6 +95,7 @@ class OutcomeRecorder:
         *,
         normalizer: Any = None,
         sinks: Iterable[OutcomeSink] = (),
+        telemetry: CallTelemetry | None = None,
         save_every: float = 30.0,
         flush_every: float = 1.0,
         sample_chars: int = 0,
@@ -106,14 +111,21 @@ class OutcomeRecorder:
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.normalizer = normalizer
         self.sinks = tuple(sinks)
+        self.telemetry = telemetry
+        self._known_tools: set[str] = set()
         self.save_every = save_every
         self.flush_every = flush_every
         self.sample_chars = sample_chars
         self.max_patterns = max_patterns
         self.max_hours = max_hours
         self._lock = threading.RLock()
+        self._save_lock = threading.Lock()  # one save at a time: each adds what the last one left
         self._pending: deque[_Queued | CallOutcome] = deque()
+        # The counts are what outcomes.json held when last read or written (`_saved`), the calls a
+        # save took but the disk refused (`_unsaved`), and the calls folded since (`_counts`).
         self._counts = OutcomeCounts(max_patterns=max_patterns, max_hours=max_hours)
+        self._saved = OutcomeStats()
+        self._unsaved: OutcomeStats | None = None
         self._audit = AuditLog(self.log_dir, max_bytes=audit_max_bytes, backups=audit_backups) if self.log_dir else None
         self._unwritten: deque[str] = deque()
         self._failing: set[str] = set()  # what the disk refuses now: logged once until it works again
@@ -121,7 +133,8 @@ class OutcomeRecorder:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         if self.log_dir is not None:
-            self._counts.restore(load_outcomes(self.log_dir) if self.log_dir.is_dir() else OutcomeStats())
+            if self.log_dir.is_dir():
+                self._saved = self._added(load_outcomes(self.log_dir))
             self._restore_normalizer()
         if self.log_dir is not None or self.sinks:
             self._thread = threading.Thread(target=self._run, name="pydantic-lenient-outcomes", daemon=True)
@@ -142,6 +155,8 @@ class OutcomeRecorder:
         if status not in STATUSES:
             raise ValueError(_bad_status(status))
         self._pending.append(_Queued(tool, status, duration_ms, failures, norms, time.time()))
+        if self.telemetry is not None:
+            self._tell(CallOutcome(tool, status, duration_ms, failures, norms))
         if len(self._pending) > _PENDING_LIMIT:
             self.flush()
 
@@ -160,6 +175,8 @@ class OutcomeRecorder:
         ``sample_chars``) are worked out on the next `flush`, off the call path. ``arguments`` must
         not change meanwhile: pass what was validated, not a dict the caller goes on to edit."""
         self._pending.append(_Queued(tool, "refused", duration_ms, (), norms, time.time(), error, arguments, known))
+        if self.telemetry is not None:
+            self._tell(CallOutcome(tool, "refused", duration_ms, norms=norms), error, arguments, known)
         if len(self._pending) > _PENDING_LIMIT:
             self.flush()
 
@@ -184,6 +201,7 @@ class OutcomeRecorder:
     def describe_tool(self, tool: str, input_model: type[BaseModel]) -> None:
         """Note which of a tool's parameters the strictness audit would change, and to what (the
         library's mapping to lenient forms, as `pydantic_lenient.types.mapping` applies it), for suggestions."""
+        self._known_tools.add(tool)
         for finding in audit([(tool, input_model)]):
             if not finding.suggestion:
                 continue  # a field the mapping leaves as it is, with its reason
@@ -196,6 +214,29 @@ class OutcomeRecorder:
             )
             with self._lock:
                 self._counts.annotate(annotation)
+
+    def _tell(
+        self,
+        outcome: CallOutcome,
+        error: ValidationError | Iterable[ErrorDetails] | None = None,
+        arguments: Mapping[str, Any] | None = None,
+        known: Collection[str] = (),
+    ) -> None:
+        """Tell the telemetry of a call as it ends; telemetry that fails never breaks the call."""
+        assert self.telemetry is not None
+        rules = getattr(self.normalizer, "rules", ())
+        rule_params = {rule.id: (rule.type, rule.from_ or "") for rule in rules if rule.id in outcome.norms}
+        try:
+            self.telemetry.call_ended(
+                outcome,
+                known_tool=not self._known_tools or outcome.tool in self._known_tools,
+                error=error,
+                arguments=arguments,
+                known=known,
+                rule_params=rule_params,
+            )
+        except Exception:
+            _log.exception("telemetry failed: %r", self.telemetry)
 
     def flush(self) -> None:
         """Fold queued outcomes into the counts, write their audit lines and feed the sinks."""
@@ -228,24 +269,42 @@ class OutcomeRecorder:
         self.flush()
         with self._lock:
             normalizer = self.normalizer.stats() if self.normalizer is not None else None
-            return self._counts.stats(saved_at=time.time(), normalizer=normalizer)
+            parts = [self._saved, self._unsaved, self._counts.stats()]
+            return self._added(*parts, saved_at=time.time(), normalizer=normalizer)
 
     def save(self) -> bool:
         """Save ``outcomes.json`` (and the normalizer's stats) atomically; True if the disk took it.
 
-        A disk that refuses is logged (once until it works again) and retried on the next flush.
+        Under the file's lock, the calls recorded since the last save are added to what the file
+        holds now, so recorders in several processes can share one log directory and lose no
+        count (the normalizer's stats are saved the same way). A disk that refuses, or a file that
+        is not a saved outcomes file, is logged (once until it works again) and the save retried
+        on the next flush; nothing is written over such a file, and no count is lost meanwhile.
         """
         if self.log_dir is None:
             raise ValueError("the recorder has no log_dir to save to")
-        stats = self.snapshot()
-        try:
-            write_json_atomically(self.log_dir / OUTCOMES_FILE, stats.model_dump(mode="json"))
-            if self.normalizer is not None:
-                self.normalizer.save(self.log_dir / NORMALIZER_STATS_FILE)
-        except OSError as error:
-            self._save_due = True
-            self._disk_failed("save", f"cannot save the outcome stats in {self.log_dir}: {error}; retrying")
-            return False
+        with self._save_lock:
+            self.flush()
+            with self._lock:
+                unsaved = self._added(self._unsaved, self._counts.take())
+                self._unsaved = unsaved
+            path = self.log_dir / OUTCOMES_FILE
+            try:
+                normalizer = None
+                if self.normalizer is not None:
+                    self.normalizer.save(self.log_dir / NORMALIZER_STATS_FILE)
+                    normalizer = self.normalizer.stats()
+                with locked(path):
+                    saved = self._added(
+                        load_outcomes(self.log_dir), unsaved, saved_at=time.time(), normalizer=normalizer
+                    )
+                    write_json_atomically(path, saved.model_dump(mode="json"))
+            except (OSError, ValueError) as error:  # a refusing disk; a file that is not ours (LogDirError)
+                self._save_due = True
+                self._disk_failed("save", f"cannot save the outcome stats in {self.log_dir}: {error}; retrying")
+                return False
+            with self._lock:
+                self._saved, self._unsaved = saved, None
         self._save_due = False
         self._disk_worked("save", "saved the outcome stats again")
         return True
@@ -291,6 +350,21 @@ class OutcomeRecorder:
         except Exception:  # the thread must outlive any one bad moment
             _log.exception("recording outcomes failed")
         return False
+
+    def _added(
+        self,
+        *parts: OutcomeStats | None,
+        saved_at: float | None = None,
+        normalizer: dict[str, Any] | None = None,
+    ) -> OutcomeStats:
+        """``parts`` added up within this recorder's bounds."""
+        return add_outcomes(
+            [part for part in parts if part is not None],
+            max_patterns=self.max_patterns,
+            max_hours=self.max_hours,
+            saved_at=saved_at,
+            normalizer=normalizer,
+        )
 
     def _write_audit(self) -> None:
         assert self._audit is not None

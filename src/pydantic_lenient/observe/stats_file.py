@@ -12,10 +12,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pydantic_lenient.normalizer.stats import read_regular_file
+
 from .logdir import OUTCOMES_FILE, LogDirError, first_problem
 from .shapes import NAME_LIMIT
 
 __all__ = (
+    "MAX_OUTCOMES_BYTES",
     "AliasEvidence",
     "ErrorPattern",
     "FieldAnnotation",
@@ -25,6 +28,10 @@ __all__ = (
     "ToolCalls",
     "load_outcomes",
 )
+
+MAX_OUTCOMES_BYTES = 16 * 1024 * 1024
+"""An ``outcomes.json`` larger than this is refused unread. The default bounds (1,000 patterns of
+168 hours) save about 6 MB at most."""
 
 Count = Annotated[int, Field(ge=0)]
 Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
@@ -114,18 +121,21 @@ def load_outcomes(log_dir: str | os.PathLike[str]) -> OutcomeStats:
     """What a recorder saved in ``log_dir`` (empty stats if it saved nothing yet).
 
     Raises `LogDirError`, naming the file, if ``log_dir`` is not a directory or ``outcomes.json``
-    cannot be read as saved stats (corrupt, cut short, or of another shape).
+    cannot be read as saved stats (corrupt, cut short, or of another shape), or is not a regular
+    file of at most `MAX_OUTCOMES_BYTES` bytes (a FIFO, a device, a symlink).
     """
     directory = Path(log_dir)
     if not directory.is_dir():
         raise LogDirError(f"{directory}: not a directory")
     path = directory / OUTCOMES_FILE
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path, MAX_OUTCOMES_BYTES)
     except FileNotFoundError:
         return OutcomeStats()
     except OSError as error:
         raise LogDirError(f"{path}: cannot be read: {error.strerror}") from None
+    except ValueError as error:
+        raise LogDirError(f"{path}: {error}") from None
     try:
         return OutcomeStats.model_validate_json(data)
     except ValidationError as error:

@@ -4,13 +4,17 @@
 rewrite can say where it changed something; `check_depth` refuses a schema (which may come from
 a server we do not own) nested deeper than `MAX_DEPTH` before anything recurses into it. When a
 target cannot carry a keyword, `move_to_description` writes it into the description, so the model
-still reads it, and records a `Loss` for each constraint among them.
+still reads it, and records a `Loss` for each constraint among them. `room_to_recurse` gives the
+generation of a lenient model's schema the stack depth its extra frames per level need.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +31,7 @@ __all__ = (
     "describe",
     "move_to_description",
     "pointer_part",
+    "room_to_recurse",
 )
 
 
@@ -80,6 +85,37 @@ def check_depth(schema: Any) -> None:
             pending.extend((child, depth + 1) for child in node.values() if isinstance(child, (dict, list)))
         elif isinstance(node, list):
             pending.extend((child, depth + 1) for child in node if isinstance(child, (dict, list)))
+
+
+# A lenient field's JSON schema goes through its own hook as well as pydantic's: about 1.5 to 2
+# times the frames per nesting level a plain model takes. This much more room lets a lenient model
+# nest as deep as the plain model's schema can.
+_RECURSION_FACTOR = 2
+_recursion_lock = threading.Lock()
+_recursion_users = 0
+_recursion_base = 0
+
+
+@contextmanager
+def room_to_recurse() -> Iterator[None]:
+    """Raise the recursion limit by `_RECURSION_FACTOR` while any thread is inside this block.
+
+    The first thread in raises it and the last one out restores it, so threads that overlap never
+    lower it under one another.
+    """
+    global _recursion_users, _recursion_base
+    with _recursion_lock:
+        if _recursion_users == 0:
+            _recursion_base = sys.getrecursionlimit()
+            sys.setrecursionlimit(_recursion_base * _RECURSION_FACTOR)
+        _recursion_users += 1
+    try:
+        yield
+    finally:
+        with _recursion_lock:
+            _recursion_users -= 1
+            if _recursion_users == 0:
+                sys.setrecursionlimit(_recursion_base)
 
 
 def bottom_up(node: Node, location: str, visit: Visit, depth: int = 0) -> Node:

@@ -18,7 +18,8 @@ from pydantic import BaseModel
 
 from pydantic_lenient.types.annotations import ARRAYS, is_lenient, is_structured, is_typeddict, split_annotated
 from pydantic_lenient.types.json_values import AcceptJsonText
-from pydantic_lenient.types.mapping import lenient_form, render_annotation
+from pydantic_lenient.types.mapping import lenient_form
+from pydantic_lenient.types.rendering import render_annotation
 
 from .catalog import tool_specs
 

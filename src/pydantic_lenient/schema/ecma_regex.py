@@ -31,7 +31,10 @@ try:
     import jsonschema_rs
     import regress
 except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise ImportError("repair needs jsonschema-rs and regress: pip install -e '.[repair]' from a clone") from error
+    raise ImportError(
+        "repair needs jsonschema-rs and regress: pip install 'pydantic-lenient[repair]'"
+        " (in a clone: pip install -e '.[repair]')"
+    ) from error
 
 __all__ = ("MAX_PATTERN_LENGTH", "PATTERN_OPTIONS", "Translation", "translate")
 

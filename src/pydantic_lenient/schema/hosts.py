@@ -1,6 +1,6 @@
 """A JSON Schema validator that reads ``pattern`` as JS hosts do (ECMA-262), from ``jsonschema``.
 
-``jsonschema`` and ``regress`` are optional dependencies (the ``test`` and ``repair`` extras), so
+``jsonschema`` and ``regress`` are optional dependencies (the ``testing`` extra), so
 this module is imported only by the features that need them.
 """
 
@@ -17,7 +17,8 @@ try:
     from referencing.exceptions import Unresolvable
 except ImportError as error:  # pragma: no cover - exercised only without the extras
     raise ImportError(
-        "this feature needs jsonschema and regress: pip install -e '.[repair]' from a clone (or [test])"
+        "this feature needs jsonschema and regress: pip install 'pydantic-lenient[testing]'"
+        " (in a clone: pip install -e '.[testing]')"
     ) from error
 
 __all__ = ("Draft", "Unresolvable", "Validator", "draft_of", "ecma_regex", "host_validator")

@@ -1,6 +1,7 @@
 """Loading a target: the tools a module, a ``module:attr`` or a ``path/to/file.py[:attr]`` names.
 
-Loading imports the target, so its module-level code runs, as ``python path/to/file.py`` would.
+Loading imports the target, so its module-level code runs, as ``python path/to/file.py`` would
+(`pydantic-lenient catalog` does it in a child process, so that code cannot end the command).
 `pydantic-lenient catalog` and `pydantic-lenient fix` both find their tools here.
 """
 
@@ -101,5 +102,5 @@ def _import(location: str) -> Any:
         return importlib.import_module(location)
     except TargetError:
         raise
-    except (Exception, SystemExit) as error:  # anything the target's own code raises while importing
+    except (Exception, SystemExit, KeyboardInterrupt) as error:  # anything the target's code raises importing
         raise TargetError(f"cannot import {location}: {type(error).__name__}: {error}") from None

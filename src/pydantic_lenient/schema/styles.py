@@ -33,6 +33,7 @@ that is neither a model nor a schema, raises; nothing is ever returned unstyled.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Literal, get_args
 
@@ -42,8 +43,12 @@ from pydantic_core import CoreSchema
 
 from pydantic_lenient.types.boolean_text import TRUE_OR_FALSE
 from pydantic_lenient.types.floats import JSON_NUMBER
-from pydantic_lenient.types.integers import ADVERTISED_DIGIT_PATTERNS
-from pydantic_lenient.types.mapping import pattern_with_null
+from pydantic_lenient.types.integers import (
+    ADVERTISED_DIGIT_PATTERNS,
+    advertised_digit_patterns,
+    narrowed_digit_pattern,
+)
+from pydantic_lenient.types.null_text import pattern_with_null
 
 from .subschemas import Schema, transform_bottom_up
 
@@ -200,11 +205,92 @@ _JSON_TEXT_MEDIA_TYPE = "application/json"
 
 
 def _is_scalar_string_form(branch: Schema, before: list[Schema]) -> bool:
-    """``{"type": "string", "pattern": P}`` for a lenient scalar's P, after a branch of P's type."""
+    """``{"type": "string", "pattern": P}`` for a lenient scalar's P, after a branch of P's type
+    (for an integer, P may be narrowed to that branch's bounds)."""
     if not isinstance(branch, dict) or set(branch) != {"type", "pattern"} or branch["type"] != "string":
         return False
-    canonical = _STRING_FORM_TYPES.get(branch["pattern"]) if isinstance(branch["pattern"], str) else None
-    return canonical is not None and any(isinstance(b, dict) and b.get("type") == canonical for b in before)
+    pattern = branch["pattern"]
+    if not isinstance(pattern, str):
+        return False
+    canonical = _STRING_FORM_TYPES.get(pattern)
+    if canonical is not None:
+        return any(isinstance(b, dict) and b.get("type") == canonical for b in before)
+    return any(
+        isinstance(b, dict)
+        and b.get("type") == "integer"
+        and pattern in _narrowed_forms(b.get("minimum"), b.get("maximum"))
+        for b in before
+    )
+
+
+def _narrowed_forms(lower: Any, upper: Any) -> set[str]:
+    if not all(bound is None or (isinstance(bound, int) and not isinstance(bound, bool)) for bound in (lower, upper)):
+        return set()
+    patterns = advertised_digit_patterns(lower, upper)
+    return {*patterns, *map(pattern_with_null, patterns)}
+
+
+# pydantic's own names for constraints it checks after a lenient marker, which it writes beside
+# the marker's anyOf when they reach it through an Optional (README: hand-written types).
+_PYDANTIC_BOUND_KEYS = {
+    "ge": "minimum",
+    "gt": "exclusiveMinimum",
+    "le": "maximum",
+    "lt": "exclusiveMaximum",
+    "multiple_of": "multipleOf",
+}
+_LENGTH_KEYWORDS = frozenset({"minItems", "maxItems", "minProperties", "maxProperties"})
+
+
+def _standard_keywords(schema: Schema) -> Schema:
+    """A lenient type's ``anyOf`` with constraints pydantic applied outside it, rewritten so each
+    reaches the branches it constrains as standard JSON Schema: bounds (written with pydantic's
+    names) on the number branch and, narrowed, the digit pattern; array and object lengths on the
+    structure and inside the JSON text's ``contentSchema``."""
+    members = schema.get("anyOf") if isinstance(schema, dict) else None
+    if not isinstance(members, list) or len(members) != 2 or not all(isinstance(m, dict) for m in members):
+        return schema
+    canonical, alternative = members
+    bounds = {_PYDANTIC_BOUND_KEYS[key]: value for key, value in schema.items() if key in _PYDANTIC_BOUND_KEYS}
+    lengths = {key: value for key, value in schema.items() if key in _LENGTH_KEYWORDS}
+    if bounds and canonical.get("type") in ("integer", "number") and alternative.get("type") == "string":
+        canonical = {**canonical, **bounds}
+        if canonical["type"] == "integer":
+            canonical, alternative = _inclusive_integer_bounds(canonical, alternative)
+        rest = {key: value for key, value in schema.items() if key not in _PYDANTIC_BOUND_KEYS}
+        return {**rest, "anyOf": [canonical, alternative]}
+    if lengths and alternative.get("contentMediaType") == _JSON_TEXT_MEDIA_TYPE and "contentSchema" in alternative:
+        content = alternative["contentSchema"]
+        if isinstance(content, dict) and content == {key: v for key, v in canonical.items() if key not in lengths}:
+            text_form = {**alternative, "contentSchema": {**content, **lengths}}
+            rest = {key: value for key, value in schema.items() if key not in _LENGTH_KEYWORDS}
+            return {**rest, "anyOf": [{**canonical, **lengths}, text_form]}
+    return schema
+
+
+def _inclusive_integer_bounds(canonical: Schema, string_form: Schema) -> tuple[Schema, Schema]:
+    """An integer branch's bounds as one inclusive ``minimum``/``maximum``, and its digit pattern narrowed to them."""
+    lowers = [canonical.get("minimum"), _step(canonical.get("exclusiveMinimum"), math.floor, 1)]
+    uppers = [canonical.get("maximum"), _step(canonical.get("exclusiveMaximum"), math.ceil, -1)]
+    if not all(b is None or (isinstance(b, (int, float)) and math.isfinite(b)) for b in (*lowers, *uppers)):
+        return canonical, string_form
+    lower = max((math.ceil(b) for b in lowers if b is not None), default=None)
+    upper = min((math.floor(b) for b in uppers if b is not None), default=None)
+    narrowed = {key: value for key, value in canonical.items() if key not in ("exclusiveMinimum", "exclusiveMaximum")}
+    narrowed.update({key: bound for key, bound in (("minimum", lower), ("maximum", upper)) if bound is not None})
+    pattern = string_form.get("pattern")
+    if isinstance(pattern, str):
+        null = pattern.startswith("^(?:") and pattern.endswith("|null)$")
+        base = pattern[4:-8] if null else pattern
+        tightened = narrowed_digit_pattern(f"^{base}$" if null else base, lower, upper)
+        string_form = {**string_form, "pattern": pattern_with_null(tightened) if null else tightened}
+    return narrowed, string_form
+
+
+def _step(bound: Any, to_int: Callable[[float], int], step: int) -> Any:
+    if isinstance(bound, (int, float)) and not isinstance(bound, bool) and math.isfinite(bound):
+        return to_int(bound) + step
+    return bound
 
 
 def _json_text_content(branch: Schema) -> list[Schema] | None:
@@ -305,7 +391,7 @@ def apply_style(source: type[BaseModel] | Mapping[str, Any], style: Style) -> di
         schema = source
     else:
         raise TypeError(f"apply_style needs a pydantic model class or a JSON schema, not {source!r}")
-    return dict(transform_bottom_up(schema, lambda node: rewrite(_without_openapi_keywords(node))))
+    return dict(transform_bottom_up(schema, lambda node: rewrite(_standard_keywords(_without_openapi_keywords(node)))))
 
 
 class LenientJsonSchema(GenerateJsonSchema):

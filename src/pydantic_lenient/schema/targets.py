@@ -38,7 +38,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel
 
 from ._provider_rewrites import rewrite_for_anthropic, rewrite_for_gemini, rewrite_for_openai, without_content
-from ._rewriting import Loss, Node, bottom_up, check_depth
+from ._rewriting import Loss, Node, bottom_up, check_depth, room_to_recurse
 from .styles import Style, apply_style
 
 __all__ = ("DRAFT_07", "TARGETS", "Loss", "Target", "TargetSchema", "input_schema", "target_schema", "to_target")
@@ -98,7 +98,8 @@ def target_schema(model: type[BaseModel], target: Target, *, style: Style = "typ
       ...
     ValueError: unknown target 'gpt'; expected one of mcp, mcp-draft-07, openai, anthropic, gemini
     """
-    return to_target(input_schema(model, style=style), target)
+    with room_to_recurse():
+        return to_target(input_schema(model, style=style), target)
 
 
 def to_target(schema: Mapping[str, Any], target: Target) -> TargetSchema:
@@ -189,10 +190,11 @@ def input_schema(
     TypeError: RootModel[list[int]] does not describe a JSON object, so it cannot be a tool's input
     """
     name = getattr(source, "__name__", "the schema")
-    schema = _object_root(apply_style(source, style), name)
-    if target == "mcp":
-        return schema
-    return to_target(schema, target).schema
+    with room_to_recurse():  # a lenient model nests as deep as its plain model's schema can
+        schema = _object_root(apply_style(source, style), name)
+        if target == "mcp":
+            return schema
+        return to_target(schema, target).schema
 
 
 def _object_root(schema: dict[str, Any], name: str) -> dict[str, Any]:

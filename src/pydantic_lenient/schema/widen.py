@@ -40,10 +40,27 @@ _ALL = frozenset({"null", "boolean", "integer", "number", "string", "array", "ob
 _NONE: frozenset[str] = frozenset()
 _EXPANDED = {name: frozenset({name}) for name in _ALL} | {"number": frozenset({"number", "integer"})}
 _STRUCTURES = frozenset({"array", "object"})
-# JSON text repair parses: after JSON whitespace, the bracket that opens an array or an object.
-_JSON_TEXT = {"[": r"^[ \t\n\r]*\[", "{": r"^[ \t\n\r]*\{", "[{": r"^[ \t\n\r]*[[{]"}
+# JSON text repair parses: after JSON whitespace, the bracket that opens an array or an object, or
+# that text stringified once more: a JSON string whose content (after its own whitespace, escaped
+# or not) opens with the bracket, escaped or not.
+_QUOTED = r'"(?: |\\[tnr]|\\u00(?:20|09|0[aAdD]))*'
+_JSON_TEXT = {
+    opening: rf"^[ \t\n\r]*(?:{bracket}|{_QUOTED}(?:{bracket}|{escaped}))"
+    for opening, bracket, escaped in (
+        ("[", r"\[", r"\\u005[bB]"),
+        ("{", r"\{", r"\\u007[bB]"),
+        ("[{", r"[[{]", r"\\u00(?:5[bB]|7[bB])"),
+    )
+}
 _MAX_DEPTH = 64
 _BUDGET = 200_000  # schema nodes one widening may visit; past it, the schema is returned unchanged
+# Regex work counts in the same budget, in node visits of about the same time (a few µs each):
+# translating and compiling a pattern (once per widening) costs 25, matching one key against one
+# (and telling a mismatch from the engine's backtracking limit) 4, more for long keys and patterns.
+# 200 properties against 5,000 patterns is then refused in well under a second, not widened in 100 s.
+_COMPILE_COST = 25
+_MATCH_COST = 4
+_MATCH_CHARACTERS = 256  # one more unit per this many characters of key and pattern
 _DEFINITIONS = ("$defs", "definitions")
 # Keywords whose subschemas repair does not read: copied as they are.
 _OPAQUE = frozenset(
@@ -82,11 +99,45 @@ class _Reader:
         self._types: dict[int, tuple[Part, frozenset[str]]] = {}
         self._children: dict[tuple[int, str | int], tuple[Part, Part]] = {}
         self._references: dict[str, Part] = {}
+        self._matchers: dict[str, Any] = {}  # each pattern's check, compiled once per widening
 
-    def _spend(self) -> None:
-        self.remaining -= 1
+    def _spend(self, cost: int = 1) -> None:
+        self.remaining -= cost
         if self.remaining < 0:
             raise _TooComplex
+
+    def matching_patterns(self, patterns: tuple[Any, ...], key: str) -> list[Any] | None:
+        """The patterns matching ``key``, on repair's bounded engine; None when that cannot be decided
+        (a pattern that is not ECMA-262 or not checkable within bounds, the backtracking limit).
+        Compiling and matching are spent from the budget."""
+        matching = []
+        for pattern in patterns:
+            check = self._matcher(pattern)
+            if check is None:
+                return None
+            self._spend(_MATCH_COST + (len(key) + len(pattern)) // _MATCH_CHARACTERS)
+            try:
+                if check.is_valid(key):
+                    matching.append(pattern)
+                    continue
+                errors = list(check.iter_errors(key))
+            except Exception:  # a key the engine cannot take (a lone surrogate)
+                return None
+            if not errors or any("Error executing regex" in error.message for error in errors):
+                return None
+        return matching
+
+    def _matcher(self, pattern: Any) -> Any:
+        """The compiled check of ``pattern`` (None when it has none), spending its compilation once."""
+        from .ecma_regex import matcher, translate
+
+        if not isinstance(pattern, str):
+            return None
+        if pattern not in self._matchers:
+            self._spend(_COMPILE_COST + len(pattern) // _MATCH_CHARACTERS)
+            translation = translate(pattern)
+            self._matchers[pattern] = None if translation.pattern is None else matcher(translation.pattern)
+        return self._matchers[pattern]
 
     def resolve(self, reference: Any) -> Part:
         """A local JSON pointer; anything else constrains nothing (it is never fetched)."""
@@ -166,7 +217,7 @@ class _Reader:
             inner: list[Part] = []
             if "$ref" in part:
                 inner.append(self.child(self.resolve(part["$ref"]), step, depth + 1))
-            inner.extend(_own_members(part, step) if isinstance(step, str) else _own_items(part, step))
+            inner.extend(_own_members(part, step, self) if isinstance(step, str) else _own_items(part, step))
             container = "object" if isinstance(step, str) else "array"
             if isinstance(part.get("allOf"), list):
                 inner.extend(self.child(branch, step, depth + 1) for branch in part["allOf"])
@@ -181,29 +232,7 @@ class _Reader:
         return result
 
 
-def _matching_patterns(patterns: tuple[Any, ...], key: str) -> list[Any] | None:
-    """The patterns matching ``key``, on repair's bounded engine; None when that cannot be decided
-    (a pattern that is not ECMA-262 or not checkable within bounds, the backtracking limit)."""
-    from .ecma_regex import matcher, translate
-
-    matching = []
-    for pattern in patterns:
-        translation = translate(pattern) if isinstance(pattern, str) else None
-        if translation is None or translation.pattern is None:
-            return None
-        check = matcher(translation.pattern)
-        try:
-            errors = list(check.iter_errors(key)) if check is not None else None
-        except Exception:  # a key the engine cannot take (a lone surrogate)
-            return None
-        if errors is None or any("Error executing regex" in error.message for error in errors):
-            return None
-        if not errors:
-            matching.append(pattern)
-    return matching
-
-
-def _own_members(node: Mapping[str, Any], key: str) -> list[Part]:
+def _own_members(node: Mapping[str, Any], key: str, reader: _Reader) -> list[Part]:
     parts: list[Part] = []
     properties = node.get("properties")
     matched = isinstance(properties, Mapping) and key in properties
@@ -211,7 +240,7 @@ def _own_members(node: Mapping[str, Any], key: str) -> list[Part]:
         parts.append(properties[key])  # type: ignore[index]
     patterns = node.get("patternProperties")
     if isinstance(patterns, Mapping) and patterns:
-        matching = _matching_patterns(tuple(patterns), key)
+        matching = reader.matching_patterns(tuple(patterns), key)
         if matching is None:
             return []  # which schemas apply cannot be told within bounds: as repair, constrain nothing
         parts.extend(patterns[pattern] for pattern in matching)
@@ -255,6 +284,20 @@ def _alternatives(location: frozenset[str] | None, here: frozenset[str]) -> list
         opening = "[{" if both >= _STRUCTURES else "[" if "array" in both else "{"
         forms.append({"type": "string", "pattern": _JSON_TEXT[opening], "contentMediaType": "application/json"})
     return forms
+
+
+def _listed_by_every_branch(branches: list[Any]) -> dict[str, Any]:
+    """``{"enum": [...]}`` with every value the branches list, when each branch is an ``enum`` or a
+    ``const`` (so the whole ``oneOf`` admits only their spellings), else ``{}``."""
+    listed: list[Any] = []
+    for branch in branches:
+        if isinstance(branch, Mapping) and "const" in branch:
+            listed.append(branch["const"])
+        elif isinstance(branch, Mapping) and isinstance(branch.get("enum"), list):
+            listed.extend(branch["enum"])
+        else:
+            return {}
+    return {"enum": listed}
 
 
 def _spelling_only_listed_values(node: Mapping[str, Any], forms: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -364,8 +407,15 @@ class _Widener:
         if depth > _MAX_DEPTH:
             raise _TooComplex
         self.reader._spend()
-        forms = _alternatives(location, self.reader.types(node)) if not _REFUSES_STRINGS.isdisjoint(node) else []
+        one_of = node.get("oneOf")
+        # A oneOf is widened as a whole: a string form on each branch would lose what tells the
+        # branches apart (a bound, another branch taking strings), so a string could match two
+        # branches where repair's value matches one.
+        own_forms = not _REFUSES_STRINGS.isdisjoint(node) or isinstance(one_of, list)
+        forms = _alternatives(location, self.reader.types(node)) if own_forms else []
         forms = _spelling_only_listed_values(node, forms)
+        if isinstance(one_of, list):
+            forms = _spelling_only_listed_values(_listed_by_every_branch(one_of), forms)
         wrapped = bool(forms) and id(node) not in self.pinned
         inner_location = None if wrapped else location
         result: dict[str, Any] = {}

@@ -3,6 +3,7 @@ JSON text, and the mapping behind `Lenient[T]` that makes a plain annotation len
 """
 
 from .booleans import StrictBoolish
+from .exact_leaves import DigitText, ExactNumber, FromText
 from .floats import LenientFloat
 from .integers import (
     LenientI8,
@@ -25,22 +26,17 @@ from .json_values import (
     JsonTextOf,
     LenientJson,
 )
-from .mapping import (
-    KeptAsIs,
-    Lenient,
-    LenientForm,
-    NullText,
-    lenient_annotation,
-    lenient_form,
-    lenient_model,
-    lenient_tool,
-    render_annotation,
-)
+from .mapping import KeptAsIs, Lenient, LenientForm, lenient_annotation, lenient_form, lenient_model, lenient_tool
+from .null_text import NullText
+from .rendering import render_annotation
 
 __all__ = (
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_LENGTH",
     "AcceptJsonText",
+    "DigitText",
+    "ExactNumber",
+    "FromText",
     "JsonText",
     "JsonTextOf",
     "KeptAsIs",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import types
 import typing
 from typing import Annotated, Any
 
@@ -15,9 +16,20 @@ from .floats import _LenientFloat
 from .integers import _LenientInt
 from .json_values import JsonTextOf
 
-__all__ = ("ARRAYS", "is_lenient", "is_structured", "is_typeddict", "lenient_scalar", "split_annotated")
+__all__ = (
+    "ARRAYS",
+    "UNION_TYPES",
+    "is_lenient",
+    "is_structured",
+    "is_typeddict",
+    "lenient_scalar",
+    "split_annotated",
+    "with_metadata",
+)
 
 _LENIENT_MARKERS = (_LenientInt, _LenientFloat, _StrictBoolish, JsonTextOf)
+_ANNOTATED: Any = Annotated  # subscripted with run-time values below
+UNION_TYPES = (typing.Union, types.UnionType)
 
 
 def split_annotated(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
@@ -25,6 +37,14 @@ def split_annotated(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
         base, *metadata = typing.get_args(annotation)
         return base, tuple(metadata)
     return annotation, ()
+
+
+def with_metadata(base: Any, metadata: tuple[Any, ...]) -> Any:
+    """``Annotated[base, *metadata]``, or ``base`` itself without metadata."""
+    if not metadata:
+        return base
+    parts = (base, *metadata)
+    return _ANNOTATED[parts]
 
 
 def is_lenient(metadata: tuple[Any, ...]) -> bool:

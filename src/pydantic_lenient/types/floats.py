@@ -35,14 +35,44 @@ _NUMBER_TEXT = core_schema.chain_schema(
 )
 
 
+_BOUND_KEYWORDS = {
+    "ge": "minimum",
+    "gt": "exclusiveMinimum",
+    "le": "maximum",
+    "lt": "exclusiveMaximum",
+    "multiple_of": "multipleOf",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class _LenientFloat:
-    """Marker for a finite float that may also arrive as the text of a JSON number."""
+    """Marker for a finite float that may also arrive as the text of a JSON number.
+
+    Bounds given here are checked natively after the value is read (the mapping puts
+    ``Field(ge=...)`` here); the string form is not narrowed by them (README, exception 1).
+    """
+
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    lt: float | None = None
+    multiple_of: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in _BOUND_KEYWORDS:
+            bound = getattr(self, name)
+            if bound is not None and (not isinstance(bound, (int, float)) or isinstance(bound, bool)):
+                raise TypeError(f"{name} must be a number or None, not {bound!r}")
+
+    def _bounds(self) -> dict[str, float]:
+        return {name: getattr(self, name) for name in _BOUND_KEYWORDS if getattr(self, name) is not None}
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        bounds = self._bounds()
         return lenient_scalar_schema(
             # pydantic-core's strict float also takes Decimal; an int too large for a double is refused.
             forms={float: _FINITE, int: _FINITE, Decimal: _FINITE, str: _NUMBER_TEXT},
+            bounds=core_schema.float_schema(strict=True, **bounds) if bounds else None,  # type: ignore[arg-type]
             error_type=ERROR_TYPE,
             message=_MESSAGE,
             serialization="float",
@@ -50,7 +80,8 @@ class _LenientFloat:
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         added, annotations = user_bounds(handler, schema)
-        canonical = {"type": "number", **added}
+        own = {_BOUND_KEYWORDS[name]: value for name, value in self._bounds().items()}
+        canonical = {"type": "number", **own, **added}
         string_form = {"type": "string", "pattern": JSON_NUMBER}
         return render_scalar(handler, canonical, string_form, annotations)
 

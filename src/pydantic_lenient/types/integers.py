@@ -11,6 +11,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from .digit_ranges import DigitForm, exact_digit_pattern
 from .scalar import (
     MAX_DIGIT_STRING_LENGTH,
     exact_conversion,
@@ -33,6 +34,8 @@ __all__ = (
     "LenientU32",
     "LenientU64",
     "LenientUInt",
+    "advertised_digit_patterns",
+    "narrowed_digit_pattern",
 )
 
 ERROR_TYPE = "lenient_int"
@@ -55,6 +58,34 @@ ADVERTISED_DIGIT_PATTERNS = (
     _POSITIVE_WITH_ZEROS,
 )
 """Every string pattern an integer type may advertise (the style stage recognises them)."""
+
+_FORMS = {
+    SIGNED_DIGITS: DigitForm(signed=True, leading_zeros=True),
+    UNSIGNED_DIGITS: DigitForm(signed=False, leading_zeros=True),
+    POSITIVE_DIGITS: DigitForm(signed=False, leading_zeros=False),
+}
+
+
+def advertised_digit_patterns(lower: int | None, upper: int | None) -> frozenset[str]:
+    """Every string pattern an integer type may advertise beside ``{"type": "integer"}`` with these
+    inclusive bounds (``minimum``/``maximum``): the style stage recognises its string forms by them."""
+    exact = (exact_digit_pattern(lower, upper, form) for form in _FORMS.values())
+    return frozenset({*ADVERTISED_DIGIT_PATTERNS, *(pattern for pattern in exact if pattern is not None)})
+
+
+# The least value each base pattern can spell (a signed one has none).
+_NATURAL_LOWER = {SIGNED_DIGITS: -math.inf, UNSIGNED_DIGITS: 0, POSITIVE_DIGITS: 1}
+
+
+def narrowed_digit_pattern(pattern: str, lower: int | None, upper: int | None) -> str:
+    """``pattern`` (one of the three base patterns) narrowed to the strings whose value is in
+    ``lower..upper``, when that stays short; any other pattern unchanged."""
+    form = _FORMS.get(pattern)
+    if form is None or (upper is None and (lower is None or lower <= _NATURAL_LOWER[pattern])):
+        return pattern  # nothing to narrow
+    exact = exact_digit_pattern(lower, upper, form)
+    return pattern if exact is None else exact
+
 
 _MESSAGES = {
     SIGNED_DIGITS: "Input should be an integer, or a string of ASCII digits with an optional leading '-'",
@@ -106,14 +137,17 @@ class _LenientInt:
 
     ge: int | None = None
     le: int | None = None
+    multiple_of: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("ge", "le"):
+        for name in ("ge", "le", "multiple_of"):
             bound = getattr(self, name)
             if bound is not None and (not isinstance(bound, int) or isinstance(bound, bool)):
                 raise TypeError(f"{name} must be an int or None, not {bound!r}")
         if self.ge is not None and self.le is not None and self.ge > self.le:
             raise ValueError(f"ge ({self.ge}) must not be greater than le ({self.le})")
+        if self.multiple_of is not None and self.multiple_of <= 0:
+            raise ValueError(f"multiple_of must be positive, not {self.multiple_of}")
 
     @property
     def pattern(self) -> str:
@@ -122,7 +156,7 @@ class _LenientInt:
         return UNSIGNED_DIGITS if self.ge == 0 else POSITIVE_DIGITS
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        bounded = self.ge is not None or self.le is not None
+        bounded = self.ge is not None or self.le is not None or self.multiple_of is not None
         digits = core_schema.str_schema(pattern=self.pattern, max_length=MAX_DIGIT_STRING_LENGTH)
         return lenient_scalar_schema(
             forms={
@@ -133,7 +167,11 @@ class _LenientInt:
                 float: _INTEGRAL_FLOAT,  # JSON's 100.0 and 1e20, which JSON Schema's "integer" admits
                 Decimal: python_function(_integral_decimal_to_int),  # exactly, never through a float
             },
-            bounds=core_schema.int_schema(strict=True, ge=self.ge, le=self.le) if bounded else None,
+            bounds=(
+                core_schema.int_schema(strict=True, ge=self.ge, le=self.le, multiple_of=self.multiple_of)
+                if bounded
+                else None
+            ),
             error_type=ERROR_TYPE,
             message=_MESSAGES[self.pattern],
             serialization="int",
@@ -141,6 +179,12 @@ class _LenientInt:
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         added, annotations = user_bounds(handler, schema)
+        if self.multiple_of is not None:
+            outside = added.get("multipleOf")
+            if isinstance(outside, int) and not isinstance(outside, bool):
+                added["multipleOf"] = math.lcm(self.multiple_of, outside)
+            else:
+                added["multipleOf"] = self.multiple_of
         lower, upper, others = _integer_bounds(self.ge, self.le, added)
         canonical: dict[str, Any] = {"type": "integer"}
         if lower is not None:
@@ -148,10 +192,15 @@ class _LenientInt:
         if upper is not None:
             canonical["maximum"] = upper
         canonical.update(others)
-        string_form = {"type": "string", "pattern": self._advertised_pattern(lower)}
+        string_form = {"type": "string", "pattern": self._advertised_pattern(lower, upper)}
         return render_scalar(handler, canonical, string_form, annotations)
 
-    def _advertised_pattern(self, lower: int | None) -> str:
+    def _advertised_pattern(self, lower: int | None, upper: int | None) -> str:
+        """The marker's own pattern, narrowed to the strings whose value is in bounds: exactly where
+        that stays short (`exact_digit_pattern`), else by the lower bound alone."""
+        exact = narrowed_digit_pattern(self.pattern, lower, upper)
+        if exact != self.pattern or upper is not None:
+            return exact
         if lower is None or (self.ge is not None and lower <= self.ge) or self.pattern == POSITIVE_DIGITS:
             return self.pattern
         if lower >= 1:
@@ -262,7 +311,8 @@ pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
   Input should be less than or equal to 255 [type=less_than_equal, input_value=256, input_type=int]
     For further information visit https://errors.pydantic.dev/.../v/less_than_equal
 >>> TypeAdapter(LenientU8).json_schema()
-{'anyOf': [{'maximum': 255, 'minimum': 0, 'type': 'integer'}, {'pattern': '^[0-9]+$', 'type': 'string'}]}
+{'anyOf': [{'maximum': 255, 'minimum': 0, 'type': 'integer'},
+           {'pattern': '^0*(?:0|[1-9][0-9]?|1[0-9]{2}|2(?:[0-4][0-9]|5[0-5]))$', 'type': 'string'}]}
 """
 
 LenientU16 = Annotated[int, _LenientInt(ge=0, le=2**16 - 1)]
@@ -323,7 +373,9 @@ pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
   Input should be greater than or equal to -128 [type=greater_than_equal, input_value=-129, input_type=int]
     For further information visit https://errors.pydantic.dev/.../v/greater_than_equal
 >>> TypeAdapter(LenientI8).json_schema()
-{'anyOf': [{'maximum': 127, 'minimum': -128, 'type': 'integer'}, {'pattern': '^-?[0-9]+$', 'type': 'string'}]}
+{'anyOf': [{'maximum': 127, 'minimum': -128, 'type': 'integer'},
+           {'pattern': '^(?:0*(?:0|[1-9][0-9]?|1(?:[0-1][0-9]|2[0-7]))|-0*(?:[1-9][0-9]?|1(?:[0-1][0-9]|2[0-8]))|-0+)$',
+            'type': 'string'}]}
 """
 
 LenientI16 = Annotated[int, _LenientInt(ge=-(2**15), le=2**15 - 1)]

@@ -18,62 +18,45 @@ source text, for suggestions and the codemod.
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import enum
 import functools
 import inspect
-import threading
-import types
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import annotated_types
-from pydantic import BaseModel, GetCoreSchemaHandler, GetJsonSchemaHandler, create_model
-from pydantic.dataclasses import is_pydantic_dataclass
 from pydantic.fields import FieldInfo
-from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, core_schema
-from typing_extensions import NotRequired, Required
-from typing_extensions import TypedDict as TypedDictType
 
 from . import integers
-from .annotations import ARRAYS, is_structured, is_typeddict, split_annotated
+from .annotations import ARRAYS, UNION_TYPES, is_structured, split_annotated, with_metadata
 from .booleans import StrictBoolish, _StrictBoolish
-from .floats import LenientFloat, _LenientFloat
-from .integers import LenientInt, _LenientInt
+from .constraints import is_strict, split_constraints, with_bounds_in_marker
+from .exact_leaves import ExactNumber, exact_leaf
+from .floats import _LenientFloat
+from .integers import _LenientInt
 from .json_values import AcceptJsonText, JsonTextOf
+from .lenient_classes import CLASSES_LOCK, LENIENT_CLASSES, ORIGINALS, lenient_class
+from .null_text import NullText, takes_strings
+from .rendering import render_annotation
 
-__all__ = (
-    "KeptAsIs",
-    "Lenient",
-    "LenientForm",
-    "NullText",
-    "lenient_annotation",
-    "lenient_form",
-    "lenient_model",
-    "lenient_tool",
-    "pattern_with_null",
-    "render_annotation",
-)
+__all__ = ("KeptAsIs", "Lenient", "LenientForm", "lenient_annotation", "lenient_form", "lenient_model", "lenient_tool")
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 _M = TypeVar("_M", bound=type)
 _ANNOTATED: Any = Annotated  # subscripted with run-time values below
-_UNION_TYPES = (typing.Union, types.UnionType)
 _SCALAR_MARKERS = (_LenientInt, _LenientFloat, _StrictBoolish, JsonTextOf)
 _BOUNDS = (annotated_types.Ge, annotated_types.Gt, annotated_types.Le, annotated_types.Lt)
 
-# Integer aliases by their inclusive bounds (a field whose only metadata is exactly these bounds
-# becomes the named type), and every scalar alias's name by its marker, for rendering.
-_NAMED_INTEGERS: dict[tuple[int | None, int | None], Any] = {}
-_ALIAS_NAMES: dict[Any, str] = {_LenientFloat(): "LenientFloat", _StrictBoolish(): "StrictBoolish"}
-for _name in integers.__all__:
-    _marker = typing.get_args(getattr(integers, _name))[1]
-    _NAMED_INTEGERS[_marker.ge, _marker.le] = getattr(integers, _name)
-    _ALIAS_NAMES[_marker] = _name
+# Integer aliases by their inclusive bounds: a field whose only metadata is exactly these bounds
+# becomes the named type.
+_NAMED_INTEGERS: dict[tuple[int | None, int | None], Any] = {
+    (marker.ge, marker.le): alias
+    for alias in (getattr(integers, name) for name in integers.__all__)
+    if typing.get_origin(alias) is Annotated  # not the module's functions
+    for marker in typing.get_args(alias)[1:2]
+}
 
 
 @dataclass(frozen=True)
@@ -98,7 +81,7 @@ class LenientForm:
     >>> form.kept
     ()
     >>> form.annotation
-    typing.Annotated[list[typing.Annotated[int, _LenientInt(ge=None, le=None)]], AcceptJsonText(...)]
+    typing.Annotated[list[typing.Annotated[int, _LenientInt(ge=None, le=None, multiple_of=None)]], AcceptJsonText(...)]
     """
 
     annotation: Any
@@ -140,7 +123,7 @@ def lenient_form(annotation: Any) -> LenientForm:
     >>> from pydantic_lenient import lenient_form, render_annotation
     >>> form = lenient_form(dict[str, Optional[int | str]])
     >>> render_annotation(form.annotation)
-    'LenientJson[dict[str, Optional[int | str]]]'
+    'LenientJson[dict[str, Optional[Annotated[int, ExactNumber()] | str]]]'
     >>> [kept.reason for kept in form.kept]
     ["str already takes any string, so a string such as '1' could be meant for either member"]
     """
@@ -204,8 +187,9 @@ def lenient_tool(function: _F) -> _F:
     parameters = []
     for parameter in signature.parameters.values():
         if parameter.name in hints:
-            annotations[parameter.name] = lenient_annotation(hints[parameter.name])
-            parameter = parameter.replace(annotation=annotations[parameter.name])
+            hint, default = _constraints_from_default(hints[parameter.name], parameter.default)
+            annotations[parameter.name] = lenient_annotation(hint)
+            parameter = parameter.replace(annotation=annotations[parameter.name], default=default)
         parameters.append(parameter)
     returned = hints.get("return", signature.return_annotation)
 
@@ -227,6 +211,19 @@ def lenient_tool(function: _F) -> _F:
         parameters=parameters, return_annotation=returned
     )
     return typing.cast(_F, wrapper)
+
+
+def _constraints_from_default(hint: Any, default: Any) -> tuple[Any, Any]:
+    """A ``Field(None, ge=1)`` default's constraints moved into the annotation, where the mapping
+    puts them in the lenient marker (pydantic would apply them after it, or to an Optional's member,
+    as Python after-validators whose JSON schema uses pydantic's own names)."""
+    if not isinstance(default, FieldInfo):
+        return hint, default
+    split = split_constraints((default,))
+    if not (split.numeric or split.lengths):
+        return hint, default
+    rest = split.rest[0] if split.rest else inspect.Parameter.empty
+    return with_metadata(hint, (*split.numeric, *split.lengths)), rest
 
 
 if TYPE_CHECKING:
@@ -262,74 +259,6 @@ else:
             return lenient_annotation(item)
 
 
-def _null_text_to_none(value: Any) -> Any:
-    return None if value == "null" else value
-
-
-@dataclass(frozen=True, slots=True)
-class NullText:
-    """Marker for a nullable field none of whose other forms is a string: the string ``"null"``
-    (as some hosts send for ``anyOf [integer, null]``) is taken as None, and the advertised
-    schema admits it. The mapping adds it to ``Optional[...]`` whose other members are lenient
-    numbers, booleans or JSON-text structures; ``Optional[str]`` never gets it.
-
-    >>> from typing import Annotated, Optional
-    >>> from pydantic import BaseModel
-    >>> from pydantic_lenient import LenientUInt, NullText
-    >>> class Search(BaseModel):
-    ...     limit: Annotated[Optional[LenientUInt], NullText()] = 10
-    >>> Search.model_validate({"limit": "null"})
-    Search(limit=None)
-    >>> class Note(BaseModel):
-    ...     text: Annotated[Optional[str], NullText()]
-    Traceback (most recent call last):
-      ...
-    TypeError: NullText() on Optional[str] is refused: ...
-    """
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        base, _ = split_annotated(source)
-        members = typing.get_args(base) if typing.get_origin(base) in _UNION_TYPES else (base,)
-        others = [member for member in members if member is not type(None)]
-        if len(others) == len(members) or any(_takes_strings(member) for member in others):
-            raise TypeError(
-                f"NullText() on {render_annotation(source)} is refused: it needs an Optional whose other "
-                "members never take a string (lenient numbers, booleans, JSON-text structures); "
-                'otherwise the string "null" could be meant as itself'
-            )
-        return core_schema.no_info_before_validator_function(_null_text_to_none, handler(source))
-
-    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
-        return _admit_null_text(handler(schema))
-
-
-def pattern_with_null(pattern: str) -> str:
-    """An ECMA-262 ``pattern`` that also matches exactly ``null`` (what `NullText` advertises)."""
-    core = pattern[1:] if pattern.startswith("^") else f".*(?:{pattern})"
-    core = core[:-1] if core.endswith("$") else f"{core}.*"
-    return f"^(?:{core}|null)$"
-
-
-def _admit_null_text(schema: JsonSchemaValue) -> JsonSchemaValue:
-    """``schema`` with each string form of a lenient scalar (a pattern-checked string branch, at
-    any depth of ``anyOf``) widened to also match ``null``. JSON-text branches admit any string
-    already, so they already admit it."""
-    if not isinstance(schema, dict):
-        return schema
-    widened = dict(schema)
-    if widened.get("type") == "string" and isinstance(widened.get("pattern"), str):
-        widened["pattern"] = pattern_with_null(widened["pattern"])
-    if isinstance(widened.get("anyOf"), list):
-        widened["anyOf"] = [_admit_null_text(branch) for branch in widened["anyOf"]]
-    return widened
-
-
-# Generated lenient classes, by the class they were made from, and back (for rendering).
-_LENIENT_CLASSES: dict[type, type] = {}
-_ORIGINALS: dict[type, type] = {}
-_CLASSES_LOCK = threading.RLock()
-
-
 class _Mapper:
     """One walk of the mapping; ``kept`` collects what it had to leave strict."""
 
@@ -341,59 +270,69 @@ class _Mapper:
         """The lenient form of ``annotation``. ``text``: arrays and objects also take their JSON text."""
         base, metadata = split_annotated(annotation)
         if any(isinstance(marker, _SCALAR_MARKERS) for marker in metadata):
-            return annotation
+            return with_bounds_in_marker(annotation, base, metadata)
         if base is bool or base is float or base is int:
             return self.scalar(annotation, base, metadata)
         origin = typing.get_origin(base)
-        if origin in _UNION_TYPES:
+        if origin in UNION_TYPES:
             return self.union(annotation, base, metadata)
         if is_structured(base):
             return self.structured(annotation, base, metadata, text=text)
+        leaf = exact_leaf(base)
+        if leaf is not None and not any(isinstance(marker, type(leaf)) for marker in metadata):
+            return with_metadata(base, (*metadata, leaf))
         self.note_strict_lookalike(annotation, base)
         return annotation
 
     def scalar(self, annotation: Any, base: Any, metadata: tuple[Any, ...]) -> Any:
-        kept = tuple(marker for marker in metadata if marker is not None and not _is_strict(marker))
+        kept = tuple(marker for marker in metadata if marker is not None and not is_strict(marker))
         if base is bool:
-            return _with_metadata(StrictBoolish, kept)
-        if base is float:
-            if any(getattr(marker, "allow_inf_nan", False) for marker in _expand(kept, fields=True)):
-                self.kept.append(KeptAsIs(annotation, "it allows NaN and Infinity, which LenientFloat refuses"))
-                return annotation
-            return _with_metadata(LenientFloat, kept)
+            return with_metadata(StrictBoolish, kept)
+        if base is float and any(getattr(marker, "allow_inf_nan", False) for marker in _expand(kept, fields=True)):
+            self.kept.append(KeptAsIs(annotation, "it allows NaN and Infinity, which LenientFloat refuses"))
+            return annotation
         if all(isinstance(marker, _BOUNDS) for marker in _expand(kept)):
             bounds = _inclusive_bounds(_expand(kept))
-            if bounds in _NAMED_INTEGERS:
+            if base is int and bounds in _NAMED_INTEGERS:
                 return _NAMED_INTEGERS[bounds]
-        return _with_metadata(LenientInt, kept)
+        return with_bounds_in_marker(with_metadata(base, kept), base, kept)
 
     def union(self, annotation: Any, base: Any, metadata: tuple[Any, ...]) -> Any:
         members = typing.get_args(base)
-        takes_strings = [member for member in members if _takes_strings(member)]
+        others = [member for member in members if member is not type(None)]
+        split = split_constraints(metadata)
+        if len(others) == 1 and (split.numeric or split.lengths):
+            # pydantic applies constraints on an Optional to its one other member: so does the
+            # mapping, where they can ride in that member's marker and be advertised on it.
+            inner = with_metadata(others[0], (*split.numeric, *split.lengths))
+            return self.map(with_metadata(typing.Optional[inner], split.rest))
+        string_members = [member for member in members if takes_strings(member)]
         mapped = [
-            member if takes_strings and _is_scalar(member) else self.map(member, text=not takes_strings)
+            _exact_number(member)
+            if string_members and _is_scalar(member)
+            else self.map(member, text=not string_members)
             for member in members
         ]
-        if takes_strings and any(_is_scalar(member) for member in members):
+        if string_members and any(_is_scalar(member) for member in members):
             self.kept.append(
                 KeptAsIs(
                     annotation,
-                    f"{render_annotation(takes_strings[0])} already takes any string, "
+                    f"{render_annotation(string_members[0])} already takes any string, "
                     "so a string such as '1' could be meant for either member",
                 )
             )
-        null_text = type(None) in members and not takes_strings and not any(isinstance(m, NullText) for m in metadata)
+        null_text = type(None) in members and not string_members and not any(isinstance(m, NullText) for m in metadata)
         if all(new is old for new, old in zip(mapped, members, strict=True)) and not null_text:
             return annotation
         union: Any = typing.Union[tuple(mapped)]
         # No other member takes a string, so the string "null" can only mean None.
-        return _with_metadata(union, (*metadata, NullText()) if null_text else metadata)
+        return with_metadata(union, (*metadata, NullText()) if null_text else metadata)
 
     def structured(self, annotation: Any, base: Any, metadata: tuple[Any, ...], *, text: bool) -> Any:
         new_base = self.structure(base)
         takes_text = any(isinstance(marker, AcceptJsonText) for marker in metadata)
         if takes_text or not text:
-            return annotation if new_base is base else _with_metadata(new_base, metadata)
+            return annotation if new_base is base else with_metadata(new_base, metadata)
         # After the other metadata, so that constraints (min_length) apply to both forms.
         parts = (new_base, *metadata, AcceptJsonText())
         return _ANNOTATED[parts]
@@ -414,93 +353,23 @@ class _Mapper:
             return base if value is arguments[1] else dict[arguments[0], value]  # type: ignore[valid-type]
         if not isinstance(base, type):
             return base
-        with _CLASSES_LOCK:
-            if base in _LENIENT_CLASSES:
-                return _LENIENT_CLASSES[base]
-            if base in _ORIGINALS:  # already lenient
+        with CLASSES_LOCK:
+            if base in LENIENT_CLASSES:
+                return LENIENT_CLASSES[base]
+            if base in ORIGINALS:  # already lenient
                 return base
             if base in self.in_progress:
                 self.kept.append(KeptAsIs(base, f"{base.__name__} refers to itself; the inner reference keeps it"))
                 return base
             self.in_progress.add(base)
             try:
-                made = self.lenient_class(base)
+                made = lenient_class(base, self.map)
             finally:
                 self.in_progress.discard(base)
             if made is not base:
-                _LENIENT_CLASSES[base] = made
-                _ORIGINALS[made] = base
+                LENIENT_CLASSES[base] = made
+                ORIGINALS[made] = base
             return made
-
-    def lenient_class(self, base: type) -> type:
-        if issubclass(base, BaseModel):
-            return self.lenient_pydantic_model(base)
-        if is_typeddict(base):
-            return self.lenient_typeddict(base)
-        if dataclasses.is_dataclass(base):
-            return self.lenient_dataclass(base)
-        return base
-
-    def lenient_pydantic_model(self, model: type[BaseModel]) -> type[BaseModel]:
-        if not model.__pydantic_complete__:
-            model.model_rebuild()
-        changed: dict[str, Any] = {}
-        for name, field in model.model_fields.items():
-            metadata = tuple(field.metadata)
-            new = self.map(_with_metadata(field.annotation, metadata))
-            if new is not field.annotation and split_annotated(new) != (field.annotation, metadata):
-                # The field's metadata now lives in the annotation, after the lenient marker.
-                info = copy.copy(field)
-                info.metadata = []
-                changed[name] = (new, info)
-        if not changed:
-            return model
-        lenient: type[BaseModel] = create_model(model.__name__, __base__=model, __module__=model.__module__, **changed)
-        lenient.__qualname__ = model.__qualname__
-        return lenient
-
-    def lenient_typeddict(self, typed_dict: type) -> type:
-        hints = typing.get_type_hints(typed_dict, include_extras=True)
-        fields: dict[str, Any] = {}
-        changed = False
-        for name, hint in hints.items():
-            # Written as the hint says, as pydantic reads it (__required_keys__ misses string annotations).
-            required = _requiredness(hint, default=name in getattr(typed_dict, "__required_keys__", hints))
-            hint = _strip_requiredness(hint)
-            new = self.map(hint)
-            changed = changed or new is not hint
-            fields[name] = Required[new] if required else NotRequired[new]
-        if not changed:
-            return typed_dict
-        make_typed_dict: Any = TypedDictType
-        lenient: type = make_typed_dict(typed_dict.__name__, fields)
-        lenient.__module__ = typed_dict.__module__
-        lenient.__qualname__ = typed_dict.__qualname__
-        return lenient
-
-    def lenient_dataclass(self, data_class: type) -> type:
-        hints = typing.get_type_hints(data_class, include_extras=True)
-        changed: list[tuple[str, Any, Any]] = []
-        for field in dataclasses.fields(data_class):
-            hint = hints.get(field.name, Any)
-            new = self.map(hint)
-            if new is not hint:
-                options: dict[str, Any] = {"init": field.init, "repr": field.repr, "compare": field.compare}
-                if field.default is not dataclasses.MISSING:
-                    options["default"] = field.default
-                if field.default_factory is not dataclasses.MISSING:
-                    options["default_factory"] = field.default_factory
-                changed.append((field.name, new, dataclasses.field(**options)))
-        if not changed:
-            return data_class
-        lenient: type = dataclasses.make_dataclass(data_class.__name__, changed, bases=(data_class,))
-        lenient.__module__ = data_class.__module__
-        if is_pydantic_dataclass(data_class):
-            import pydantic.dataclasses
-
-            lenient = pydantic.dataclasses.dataclass(lenient, config=data_class.__pydantic_config__)
-        lenient.__qualname__ = data_class.__qualname__
-        return lenient
 
     def note_strict_lookalike(self, annotation: Any, base: Any) -> None:
         """Record a number or boolean that the mapping leaves alone, so the audit can say why."""
@@ -515,13 +384,6 @@ class _Mapper:
             self.kept.append(KeptAsIs(annotation, f"{base.__name__} is a NewType; write its lenient form by hand"))
 
 
-def _with_metadata(base: Any, metadata: tuple[Any, ...]) -> Any:
-    if not metadata:
-        return base
-    parts = (base, *metadata)
-    return _ANNOTATED[parts]
-
-
 def _expand(metadata: tuple[Any, ...], *, fields: bool = False) -> tuple[Any, ...]:
     """Metadata with ``Interval`` and other grouped markers spread out (and ``Field(...)``'s with ``fields``)."""
     expanded: list[Any] = []
@@ -533,11 +395,6 @@ def _expand(metadata: tuple[Any, ...], *, fields: bool = False) -> tuple[Any, ..
         elif marker is not None:
             expanded.append(marker)
     return tuple(expanded)
-
-
-def _is_strict(marker: Any) -> bool:
-    # pydantic's Strict and annotated-types' style markers: the lenient marker decides strictness.
-    return type(marker).__name__ == "Strict" and hasattr(marker, "strict")
 
 
 def _inclusive_bounds(bounds: tuple[Any, ...]) -> tuple[int | None, int | None] | None:
@@ -565,138 +422,17 @@ def _bound_value(bound: Any) -> Any:
     return None
 
 
+def _exact_number(member: Any) -> Any:
+    """A number or boolean kept beside ``str``, taking only its own JSON type (never ``true`` as 1)."""
+    base, metadata = split_annotated(member)
+    if any(isinstance(marker, (*_SCALAR_MARKERS, ExactNumber)) for marker in metadata):
+        return member
+    return with_metadata(base, (*metadata, ExactNumber()))
+
+
 def _is_scalar(member: Any) -> bool:
     return split_annotated(member)[0] in (int, float, bool)
 
 
 def _is_enum(base: type) -> bool:
     return issubclass(base, enum.Enum)
-
-
-def _takes_strings(member: Any) -> bool:
-    """Whether a union member may accept a string argument as it is: anything not a number, a
-    boolean, None, an array or an object (or already lenient, whose strings are never text)."""
-    base, metadata = split_annotated(member)
-    if any(isinstance(marker, JsonTextOf) for marker in metadata):
-        return True
-    if any(isinstance(marker, (*_SCALAR_MARKERS, AcceptJsonText)) for marker in metadata):
-        return False
-    if base in (int, float, bool, type(None)) or is_structured(base):
-        return False
-    return not (
-        typing.get_origin(base) is Literal and not any(isinstance(value, str) for value in typing.get_args(base))
-    )
-
-
-def _requiredness(hint: Any, *, default: bool) -> bool:
-    origin = typing.get_origin(hint)
-    if origin in (Required,):
-        return True
-    if origin in (NotRequired,):
-        return False
-    return default
-
-
-def _strip_requiredness(hint: Any) -> Any:
-    while typing.get_origin(hint) in (Required, NotRequired):
-        hint = typing.get_args(hint)[0]
-    return hint
-
-
-# Rendering: an annotation as it would be written in source.
-
-_FIELD_ATTRIBUTES = ("alias", "title", "description", "examples", "pattern")
-
-
-def render_annotation(annotation: Any) -> str:
-    """``annotation`` as source text, with lenient markers written as the names users import.
-
-    ``render_annotation(lenient_annotation(Optional[Annotated[int, Field(ge=1)]]))`` is
-    ``"Optional[Annotated[LenientInt, Field(ge=1)]]"``; a generated lenient model is written as
-    ``Lenient[Model]``. Annotated-types constraints are written as one ``Field(...)``.
-
-    >>> from typing import Annotated, Optional
-    >>> from pydantic import Field
-    >>> from pydantic_lenient import lenient_annotation, render_annotation
-    >>> render_annotation(lenient_annotation(Optional[Annotated[int, Field(ge=1)]]))
-    'Optional[Annotated[LenientInt, Field(ge=1)]]'
-    """
-    base, metadata = split_annotated(annotation)
-    if metadata:
-        return _render_annotated(base, metadata)
-    origin = typing.get_origin(base)
-    arguments = typing.get_args(base)
-    if origin in _UNION_TYPES:
-        members = [member for member in arguments if member is not type(None)]
-        inner = " | ".join(render_annotation(member) for member in members)
-        return f"Optional[{inner}]" if len(members) < len(arguments) else inner
-    if origin is Literal:
-        return f"Literal[{', '.join(map(repr, arguments))}]"
-    if origin is not None:
-        name = getattr(origin, "__name__", str(origin))
-        return f"{name}[{', '.join('...' if part is Ellipsis else render_annotation(part) for part in arguments)}]"
-    if base is Any:
-        return "Any"
-    if base is type(None):
-        return "None"
-    if isinstance(base, type) and base in _ORIGINALS:
-        return f"Lenient[{_ORIGINALS[base].__name__}]"
-    return getattr(base, "__name__", repr(base))
-
-
-def _render_annotated(base: Any, metadata: tuple[Any, ...]) -> str:
-    rest = [marker for marker in metadata if not isinstance(marker, NullText)]  # only Lenient[...] adds it
-    if rest and isinstance(rest[0], (_LenientInt, _LenientFloat, _StrictBoolish)) and rest[0] in _ALIAS_NAMES:
-        head = _ALIAS_NAMES[rest.pop(0)]
-    elif rest and rest[-1] == AcceptJsonText():
-        rest.pop()
-        inner = _with_metadata(base, tuple(rest))
-        if not rest and isinstance(base, type) and base in _ORIGINALS:
-            return f"Lenient[{_ORIGINALS[base].__name__}]"
-        return f"LenientJson[{render_annotation(inner)}]"
-    else:
-        head = render_annotation(base)
-    if not rest:
-        return head
-    return f"Annotated[{head}, {', '.join(_render_metadata(tuple(rest)))}]"
-
-
-def _render_metadata(metadata: tuple[Any, ...]) -> Iterator[str]:
-    constraints: list[str] = []
-    for marker in metadata:
-        if marker is None:  # conint() leaves Nones in its Annotated
-            continue
-        keywords = _constraint_keywords(marker)
-        if keywords is not None:
-            constraints.extend(keywords)
-            continue
-        if constraints:
-            yield f"Field({', '.join(constraints)})"
-            constraints = []
-        yield _render_marker(marker)
-    if constraints:
-        yield f"Field({', '.join(constraints)})"
-
-
-def _constraint_keywords(marker: Any) -> list[str] | None:
-    """``["ge=1"]`` for an annotated-types constraint (or ``Interval``), None for anything else."""
-    if isinstance(marker, annotated_types.GroupedMetadata) and not isinstance(marker, FieldInfo):
-        return [keyword for part in marker if part is not None for keyword in _constraint_keywords(part) or []]
-    is_constraint = isinstance(marker, annotated_types.BaseMetadata) or type(marker).__module__.startswith("pydantic.")
-    if not is_constraint or isinstance(marker, FieldInfo):
-        return None
-    if dataclasses.is_dataclass(marker):
-        values = {field.name: getattr(marker, field.name) for field in dataclasses.fields(marker)}
-    else:  # pydantic's grouped general metadata (pattern=, max_digits=) keeps its values as attributes
-        values = dict(getattr(marker, "__dict__", {}))
-    return [f"{name}={value!r}" for name, value in values.items() if value is not None]
-
-
-def _render_marker(marker: Any) -> str:
-    if isinstance(marker, FieldInfo):
-        keywords = [keyword for part in marker.metadata for keyword in (_constraint_keywords(part) or [])]
-        keywords += [
-            f"{name}={getattr(marker, name)!r}" for name in _FIELD_ATTRIBUTES if getattr(marker, name, None) is not None
-        ]
-        return f"Field({', '.join(keywords)})"
-    return repr(marker)

@@ -1,0 +1,564 @@
+"""``pydantic-lenient proxy`` over stdio: put any MCP server (any language) behind a lenient front.
+
+The proxy starts the upstream server as a child process and relays MCP's stdio framing (one
+JSON-RPC message per line) between it and its own client; what it changes in those messages, and
+what it records, is the relay's job (`pydantic_lenient.proxy.relay`). This module moves the bytes:
+it splits the two streams into lines, keeps the order, and pauses the side that reads while the
+side that writes does not keep up.
+
+The upstream is a child process here (`_Child`), or a remote server over Streamable HTTP
+(`pydantic_lenient.proxy.remote`); the client side is the same for both. The client's stdin and
+stdout may be pipes, sockets, ttys, ``/dev/null`` or regular files (read and written by a thread).
+Each chunk read is relayed with one write.
+
+Faults: an upstream that cannot start is one line on stderr and exit code 2, at once. One that
+exits, or stops answering pings while a request waits, gets every waiting request answered with a
+JSON-RPC error naming the cause, and the proxy exits 1. Time the client's output spends paused does
+not count against the upstream's ping. A
+client that closes stdin, SIGTERM, SIGINT or SIGHUP stop the upstream as the MCP specification's
+stdio shutdown says: close its stdin, wait, then SIGTERM and finally SIGKILL its process group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shlex
+import signal
+import stat
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic_lenient.normalizer.engine import Normalizer
+from pydantic_lenient.observe.recorder import OutcomeRecorder
+from pydantic_lenient.schema.styles import Style
+
+from .relay import ProxyStats, _Relay
+
+__all__ = ("StartError", "run_proxy", "serve")
+
+logger = logging.getLogger("pydantic_lenient.proxy")
+
+_MAX_LINE = 256 * 1024 * 1024  # a message longer than this ends the session rather than memory
+_READ_SIZE = 256 * 1024
+_DRAIN_WAIT = 10.0  # seconds the answers still owed may take once the client's input has ended
+_LIST_WAIT = 5.0  # seconds held calls wait for the proxy's own tools/list before going on unrepaired
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+_STOP_GRACE = 2.0  # seconds the upstream gets after its stdin closes, and again after SIGTERM
+
+
+class StartError(Exception):
+    """The upstream cannot be started (or reached): one line on stderr, exit code 2."""
+
+
+class _Lines(asyncio.Protocol):
+    """Splits a byte stream into lines (MCP stdio messages never contain a newline), handed on a
+    chunk at a time."""
+
+    def __init__(self, on_lines: Callable[[list[bytes]], None], on_end: Callable[[str | None], None]) -> None:
+        self.on_lines, self.on_end = on_lines, on_end
+        self.buffer = bytearray()
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        if b"\n" not in data:
+            if len(self.buffer) > _MAX_LINE:
+                self.buffer.clear()
+                self.on_end(f"sent a message longer than {_MAX_LINE} bytes")
+            return
+        *lines, rest = self.buffer.split(b"\n")
+        self.buffer = bytearray(rest)
+        self.on_lines([bytes(line) + b"\n" for line in lines if line.strip()])
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.on_end(None)
+
+
+class _Writer(asyncio.Protocol):
+    """The client's stdout: pauses the upstream's output while the client does not keep up."""
+
+    def __init__(self, proxy: _Proxy) -> None:
+        self.proxy = proxy
+        self.closed = asyncio.get_running_loop().create_future()
+
+    def pause_writing(self) -> None:
+        self.proxy.pause_upstream_output(True)
+
+    def resume_writing(self) -> None:
+        self.proxy.pause_upstream_output(False)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+        self.proxy.finish(None)  # the client is gone
+
+
+class _FileOut:
+    """The client's stdout when it is a file or a device such as /dev/null: written at once."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.closing = fd, False
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd, view) :]
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def close(self) -> None:
+        self.closing = True
+
+
+class _FileIn:
+    """The client's stdin when it is a file or a device such as /dev/null: read by a thread, paused on request."""
+
+    def __init__(self, fd: int, lines: _Lines) -> None:
+        self.fd, self.lines = fd, lines
+        self.resumed = asyncio.Event()
+        self.resumed.set()
+        self.task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            while chunk := await asyncio.to_thread(os.read, self.fd, _READ_SIZE):
+                self.lines.data_received(chunk)
+                await self.resumed.wait()
+        except OSError as error:
+            logger.warning("cannot read stdin: %s", error)
+        self.lines.connection_lost(None)
+
+    def pause_reading(self) -> None:
+        self.resumed.clear()
+
+    def resume_reading(self) -> None:
+        self.resumed.set()
+
+    def is_closing(self) -> bool:
+        return self.task.done()
+
+    def close(self) -> None:
+        self.task.cancel()
+
+
+class _Upstream(Protocol):
+    """How the proxy reaches its upstream: a child process (`_Child`) or a remote server."""
+
+    name: str
+
+    async def start(self) -> None:
+        """Start or reach the upstream; raise `StartError` when it cannot be."""
+
+    def send(self, data: bytes) -> None:
+        """Send one or more messages, each a line."""
+
+    def pause_output(self, paused: bool) -> None:
+        """Stop or go on handing the upstream's messages to the proxy."""
+
+    async def stop(self) -> None:
+        """End the session with the upstream."""
+
+
+class _ChildProtocol(asyncio.SubprocessProtocol):
+    """The upstream's process: its stdout as lines, and a pause of the client's input while its stdin is full."""
+
+    def __init__(self, proxy: _Proxy) -> None:
+        self.proxy = proxy
+        self.lines = _Lines(proxy.upstream_lines, proxy.upstream_ended)
+        self.exited = asyncio.Event()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self.lines.data_received(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1:
+            self.lines.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self.proxy.pause_client_input(True)
+
+    def resume_writing(self) -> None:
+        self.proxy.pause_client_input(False)
+
+    def process_exited(self) -> None:
+        self.exited.set()
+
+
+class _Child:
+    """The upstream as a child process speaking MCP's stdio framing."""
+
+    def __init__(self, proxy: _Proxy, command: Sequence[str]) -> None:
+        self.proxy, self.command = proxy, list(command)
+        self.name = shlex.join(self.command)
+        self.process: asyncio.SubprocessTransport | None = None
+        self.protocol: _ChildProtocol | None = None
+        self.stdin: asyncio.WriteTransport | None = None
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            self.process, self.protocol = await loop.subprocess_exec(
+                lambda: _ChildProtocol(self.proxy),
+                *self.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=None,
+                start_new_session=True,  # one process group, so a stop reaches its children too
+            )
+        except (OSError, ValueError) as error:
+            raise StartError(f"cannot start the upstream MCP server `{self.name}`: {error}") from None
+        stdin = self.process.get_pipe_transport(0)
+        assert isinstance(stdin, asyncio.WriteTransport)
+        self.stdin = stdin
+
+    def send(self, data: bytes) -> None:
+        if self.stdin is not None and not self.stdin.is_closing():
+            self.stdin.write(data)
+
+    def pause_output(self, paused: bool) -> None:
+        output = self.process.get_pipe_transport(1) if self.process is not None else None
+        if isinstance(output, asyncio.ReadTransport) and not output.is_closing():
+            output.pause_reading() if paused else output.resume_reading()
+
+    async def stop(self) -> None:
+        """The MCP stdio shutdown: close the upstream's stdin, wait, then SIGTERM, then SIGKILL."""
+        if self.process is None or self.protocol is None:
+            return
+        exited = self.protocol.exited
+        if self.stdin is not None:
+            self.stdin.close()
+        for stop in (None, signal.SIGTERM, signal.SIGKILL):
+            if stop is not None:
+                try:
+                    os.killpg(self.process.get_pid(), stop)
+                except (ProcessLookupError, PermissionError):
+                    break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(exited.wait(), _STOP_GRACE)
+            if exited.is_set():
+                break
+        # Children the upstream left in its group (npx starts node) go with it.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.get_pid(), signal.SIGTERM)
+        self.process.close()
+
+
+@dataclass(frozen=True)
+class _Options:
+    upstream: Callable[[_Proxy], _Upstream]
+    style: Style
+    normalizer: Normalizer | None
+    log_dir: Path | None
+    ping_interval: float
+    ping_timeout: float
+    save_every: float
+    recorder: OutcomeRecorder | None = None
+    owns_recorder: bool = False  # built here from log_dir: closed at exit, not only saved
+    telemetry: Any = None  # a LenientTelemetry: spans and metrics for each tools/call
+
+
+class _Proxy:
+    """One session: the client on this process's stdin/stdout, the upstream, and the relay between them."""
+
+    def __init__(self, options: _Options) -> None:
+        self.options = options
+        self.stats = ProxyStats() if options.log_dir is not None else None
+        tracer = None
+        if options.telemetry is not None:
+            from pydantic_lenient.observe.otel import ProxyTracer  # the otel extra, only when asked for
+
+            tracer = ProxyTracer(options.telemetry)
+        self.relay = _Relay(options.style, options.normalizer, self.stats, options.recorder, tracer)
+        self.upstream = options.upstream(self)
+        self.failure: str | None = None
+        self.done = asyncio.Event()
+        self.client_in: asyncio.ReadTransport | _FileIn | None = None
+        self.client_out: asyncio.WriteTransport | _FileOut | None = None
+        self.output_paused = False
+        self.client_done = False
+        self.output_resumed = asyncio.Event()
+        self.output_resumed.set()
+
+    # ---- messages
+
+    def client_lines(self, lines: list[bytes]) -> None:
+        holding = self.relay.held is not None
+        upstream, client = [], []
+        for line in lines:
+            routed = self.relay.from_client(line)
+            upstream.append(routed.upstream)
+            client.append(routed.client)
+        self.send_upstream(b"".join(upstream))
+        self.send_client(b"".join(client))
+        if not holding and self.relay.held is not None:  # the proxy lists the tools: wait for it, not for ever
+            asyncio.get_running_loop().call_later(_LIST_WAIT, self._release, self.relay.held)
+
+    def _release(self, held: list[bytes]) -> None:
+        if self.relay.held is held:
+            logger.warning("no answer to the proxy's own tools/list in %g s: calls go on unrepaired", _LIST_WAIT)
+            routed = self.relay.release()
+            self.send_upstream(routed.upstream)
+            self.send_client(routed.client)
+
+    def upstream_lines(self, lines: list[bytes]) -> None:
+        upstream, client = [], []
+        for line in lines:
+            routed = self.relay.from_upstream(line)
+            upstream.append(routed.upstream)
+            client.append(routed.client)
+        self.send_client(b"".join(client))
+        self.send_upstream(b"".join(upstream))
+        self._finish_when_answered()
+
+    def send_client(self, data: bytes) -> None:
+        if data and self.client_out is not None and not self.client_out.is_closing():
+            self.client_out.write(data)
+
+    def send_upstream(self, data: bytes) -> None:
+        if data and not self.done.is_set():
+            self.upstream.send(data)
+
+    # ---- flow control
+
+    def pause_upstream_output(self, paused: bool) -> None:
+        self.output_paused = paused
+        self.output_resumed.clear() if paused else self.output_resumed.set()
+        self.upstream.pause_output(paused)
+
+    def pause_client_input(self, paused: bool) -> None:
+        if self.client_in is not None and not self.client_in.is_closing():
+            self.client_in.pause_reading() if paused else self.client_in.resume_reading()
+
+    # ---- endings
+
+    def client_ended(self, problem: str | None) -> None:
+        if problem is not None:
+            logger.warning("the client %s", problem)
+            self.finish(None)
+        # Its input ended (stdin from a file does so at once): first the answers the upstream owes, for a while.
+        self.client_done = True
+        self._finish_when_answered()
+        asyncio.get_running_loop().call_later(_DRAIN_WAIT, self.finish, None)
+
+    def _finish_when_answered(self) -> None:
+        if self.client_done and not self.relay.waiting and self.relay.held is None:
+            self.finish(None)
+
+    def upstream_ended(self, problem: str | None) -> None:
+        what = problem or "exited"
+        self.fail(f"the upstream MCP server `{self.upstream.name}` {what}")
+
+    def fail(self, reason: str) -> None:
+        """Answer every request the upstream still owes with ``reason``, then stop."""
+        if self.done.is_set():  # already stopping (the client left, or a signal): nothing to answer
+            return
+        self.send_client(b"".join(self.relay.abandon(reason)))
+        self.finish(reason)
+
+    def finish(self, failure: str | None) -> None:
+        if not self.done.is_set():
+            self.failure = failure
+            self.done.set()
+
+    # ---- the session
+
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        try:
+            self.client_out, writer = await _client_output(loop, self)
+        except _ClientError as error:
+            print(f"pydantic-lenient proxy: {error}", file=sys.stderr)
+            return 2
+        try:
+            await self.upstream.start()
+        except StartError as error:
+            print(f"pydantic-lenient proxy: {error}", file=sys.stderr)
+            self.client_out.close()
+            return 2
+        for number in _STOP_SIGNALS:
+            loop.add_signal_handler(number, self.finish, None)
+        tasks = [asyncio.create_task(self._watch())]
+        if self.options.log_dir is not None:
+            tasks.append(asyncio.create_task(self._autosave()))
+        try:
+            try:
+                # Read the client only now, so no message arrives before there is somewhere to send it.
+                self.client_in = await _client_input(loop, _Lines(self.client_lines, self.client_ended))
+            except _ClientError as error:
+                self.finish(str(error))
+            await self.done.wait()
+        finally:
+            for task in tasks:
+                task.cancel()
+            if self.client_in is not None:
+                self.client_in.close()
+            await self.upstream.stop()
+            self._save()
+            self.relay.finish_recording(close=self.options.owns_recorder)
+            self.client_out.close()
+            if writer is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(writer.closed), _STOP_GRACE)
+            for number in _STOP_SIGNALS:
+                loop.remove_signal_handler(number)
+        if self.failure is not None:
+            print(f"pydantic-lenient proxy: {self.failure}", file=sys.stderr)
+            return 1
+        return 0
+
+    async def _watch(self) -> None:
+        """Ping the upstream while a request waits for it; no reply in time means it hangs. Time
+        the client's output spends paused is not counted: the reply may be waiting behind it."""
+        while True:
+            await asyncio.sleep(self.options.ping_interval)
+            if not self.relay.waiting and self.relay.held is None:
+                continue
+            answered = asyncio.Event()
+            self.send_upstream(self.relay.ping(answered.set))
+            waited = 0.0
+            while not answered.is_set() and waited < self.options.ping_timeout:
+                await self.output_resumed.wait()
+                started = _loop_time()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(answered.wait(), self.options.ping_timeout - waited)
+                if not self.output_paused:
+                    waited += _loop_time() - started
+            if not answered.is_set():
+                self.fail(
+                    f"the upstream MCP server `{self.upstream.name}` stopped answering "
+                    f"(no reply to a ping within {self.options.ping_timeout:g} s)"
+                )
+                return
+
+    async def _autosave(self) -> None:
+        while True:
+            await asyncio.sleep(self.options.save_every)
+            await asyncio.to_thread(self._save)
+
+    def _save(self) -> None:
+        if self.options.log_dir is not None:
+            self.relay.save(self.options.log_dir)
+
+
+def _loop_time() -> float:
+    return asyncio.get_running_loop().time()
+
+
+class _ClientError(Exception):
+    """This process's stdin or stdout cannot be used."""
+
+
+def _kind(fd: int, name: str) -> int:
+    try:
+        return os.fstat(fd).st_mode
+    except OSError as error:
+        raise _ClientError(f"{name} is not open: {error.strerror}") from None
+
+
+def _pollable(fd: int, mode: int) -> bool:
+    """Whether the event loop can watch ``fd``: a pipe, a socket or a tty (not a file or /dev/null)."""
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
+
+
+async def _client_output(
+    loop: asyncio.AbstractEventLoop, proxy: _Proxy
+) -> tuple[asyncio.WriteTransport | _FileOut, _Writer | None]:
+    fd = sys.stdout.fileno()
+    mode = _kind(fd, "stdout")
+    if stat.S_ISDIR(mode):
+        raise _ClientError("stdout is a directory")
+    if not _pollable(fd, mode):
+        return _FileOut(fd), None
+    try:
+        return await loop.connect_write_pipe(lambda: _Writer(proxy), os.fdopen(fd, "wb", closefd=False))
+    except (OSError, ValueError) as error:
+        raise _ClientError(f"cannot write to stdout: {error}") from None
+
+
+async def _client_input(loop: asyncio.AbstractEventLoop, lines: _Lines) -> asyncio.ReadTransport | _FileIn:
+    fd = sys.stdin.fileno()
+    mode = _kind(fd, "stdin")
+    if stat.S_ISDIR(mode):
+        raise _ClientError("stdin is a directory")
+    if not _pollable(fd, mode):
+        return _FileIn(fd, lines)
+    try:
+        transport, _ = await loop.connect_read_pipe(lambda: lines, os.fdopen(fd, "rb", closefd=False))
+    except (OSError, ValueError) as error:
+        raise _ClientError(f"cannot read stdin: {error}") from None
+    return transport
+
+
+async def serve(
+    command: Sequence[str] = (),
+    *,
+    url: str | None = None,
+    headers: Sequence[tuple[str, str]] = (),
+    style: Style = "type-array",
+    normalizer: Normalizer | None = None,
+    log_dir: str | os.PathLike[str] | None = None,
+    recorder: OutcomeRecorder | None = None,
+    sample_chars: int = 0,
+    ping_interval: float = 30.0,
+    ping_timeout: float = 30.0,
+    save_every: float = 60.0,
+    telemetry: Any = None,
+) -> int:
+    """Serve MCP on this process's stdin/stdout in front of ``command`` (a stdio server started as a
+    child process) or ``url`` (a remote server over Streamable HTTP, sent ``headers`` with each
+    request); returns the exit code: 0, 1 when the upstream failed mid-session, 2 when it could not
+    be started or reached, or stdin or stdout cannot be used.
+
+    ``ping_interval``: how often, while a request waits for the upstream, the proxy pings it;
+    ``ping_timeout``: how long a ping may go unanswered before the upstream counts as hung.
+    ``log_dir``: where every ``tools/call`` is recorded (an `OutcomeRecorder` with the
+    ``normalizer``: the audit log, ``outcomes.json`` and the normalizer's stats) and repair counts
+    are saved, every ``save_every`` seconds and at exit; ``sample_chars`` > 0 keeps that many
+    characters of each refused value there (by default no value is kept). Or pass your own ``recorder`` (for samples,
+    sinks, other bounds); repair counts then go to its ``log_dir``, if it has one. ``telemetry``: a
+    `pydantic_lenient.observe.otel.LenientTelemetry` for each call's spans and metrics. A corrupt
+    ``outcomes.json`` raises `pydantic_lenient.observe.logdir.LogDirError` before the upstream starts.
+    Runs on asyncio.
+    """
+    if bool(command) == (url is not None):
+        raise ValueError("give an upstream command or a url, not both")
+    if log_dir is not None and recorder is not None:
+        raise ValueError("give log_dir or recorder, not both")
+    upstream: Callable[[_Proxy], _Upstream]
+    if url is not None:
+        from .remote import HttpUpstream
+
+        remote_url, remote_headers = url, list(headers)
+        upstream = lambda proxy: HttpUpstream(proxy, remote_url, remote_headers)  # noqa: E731
+    else:
+        child_command = list(command)
+        upstream = lambda proxy: _Child(proxy, child_command)  # noqa: E731
+    owns_recorder = log_dir is not None
+    if log_dir is not None:
+        recorder = OutcomeRecorder(log_dir, normalizer=normalizer, save_every=save_every, sample_chars=sample_chars)
+    elif recorder is not None:
+        log_dir = recorder.log_dir
+    options = _Options(
+        upstream=upstream,
+        style=style,
+        normalizer=normalizer,
+        log_dir=Path(log_dir) if log_dir is not None else None,
+        ping_interval=ping_interval,
+        ping_timeout=ping_timeout,
+        save_every=save_every,
+        recorder=recorder,
+        owns_recorder=owns_recorder,
+        telemetry=telemetry,
+    )
+    return await _Proxy(options).run()
+
+
+def run_proxy(command: Sequence[str] = (), **options: Any) -> int:
+    """`serve` on a new event loop (what the ``proxy`` command runs)."""
+    return asyncio.run(serve(command, **options))

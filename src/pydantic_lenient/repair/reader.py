@@ -1,0 +1,354 @@
+"""Reading a JSON Schema as the validator reads it: which types and which members a location admits.
+
+A location is a path into the arguments: member names (str) and item indexes (int). What it
+accepts is an over-approximation, never too few types: ``type`` (``number`` includes
+``integer``), ``const``, ``enum``, ``$ref``, ``anyOf``/``oneOf`` as the union of their branches and
+``allOf`` as the intersection. Keywords that cannot widen the set (``not``, ``if``/``then``/``else``,
+``$dynamicRef``, unknown ones) are ignored. Object members are read through ``properties``,
+``patternProperties`` and ``additionalProperties``; array items through ``prefixItems`` and
+``items``, or before 2020-12 an array ``items`` with ``additionalItems``; across combinators only
+branches that take an object (or an array) count. In draft-07 and before, ``$ref`` overrides its
+siblings. `SchemaReader` asks by location; `NodeReader` asks by node, as the repair walk does.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import jsonschema_rs
+
+from pydantic_lenient.schema.ecma_regex import PATTERN_OPTIONS
+
+from .budget import Allowance, OverBudget
+from .coercions import json_type
+from .scopes import Draft, Locator, MergedSchemas, Node, SchemaNode, Scope, ScopedSchema, _SchemaError, merge
+from .validation import UNDECIDABLE_KEYS, one_line, prepare_schema
+
+__all__ = ("ALL_TYPES", "NodeReader", "SchemaReader", "Shape", "fold", "matching_cost")
+
+ALL_TYPES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
+"""The seven JSON Schema types: what a location that says nothing accepts."""
+
+_NONE: frozenset[str] = frozenset()
+_EXPANDED = {name: frozenset({name}) for name in ALL_TYPES} | {"number": frozenset({"number", "integer"})}
+_NODE_DEPTH = 64  # how deep through $ref and combinators one question about a location goes
+# Regex work, in units of the allowance (a schema node computed, about a microsecond): compiling a
+# pattern costs this much, once; matching a key against a pattern set one unit per this many patterns.
+_COMPILE_COST = 25
+_PATTERNS_PER_UNIT = 16
+
+
+def matching_cost(pattern_sets: Iterable[_PatternSet]) -> int:
+    """What matching one key against ``pattern_sets`` spends of an allowance."""
+    return sum(1 + len(pattern_set.patterns) // _PATTERNS_PER_UNIT for pattern_set in pattern_sets)
+
+
+_Answer = TypeVar("_Answer")
+
+
+def fold(name: str) -> str:
+    """A property name without case or separators: ``thought_number`` and ``ThoughtNumber`` meet.
+
+    >>> from pydantic_lenient.repair.reader import fold
+    >>> fold("thought_number"), fold("Thought-Number")
+    ('thoughtnumber', 'thoughtnumber')
+    """
+    return name.casefold().replace("_", "").replace("-", "")
+
+
+@dataclass
+class Shape:
+    """What an object location declares: property names (also by their `fold`), and whether a
+    pattern may claim a key (``unknown_patterns``: one that cannot be decided)."""
+
+    declared: frozenset[str]
+    folded: dict[str, list[str]]
+    pattern_sets: list[_PatternSet]
+    unknown_patterns: bool
+
+
+class _PatternSet:
+    """The (rewritten) patterns of one ``patternProperties``: which of them match a key, in one call."""
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        self.patterns = list(patterns)
+        self._validator = jsonschema_rs.validator_for(
+            {"patternProperties": dict.fromkeys(self.patterns, False)}, pattern_options=PATTERN_OPTIONS
+        )
+
+    def matching(self, key: str) -> list[str] | None:
+        """The patterns that match ``key``; None when that cannot be decided within bounds."""
+        try:
+            if self._validator.is_valid({key: None}):
+                return []  # no pattern matches: about eight times faster than collecting the errors
+            errors = list(self._validator.iter_errors({key: None}))
+        except Exception:  # a key jsonschema-rs cannot take (a lone surrogate)
+            return None
+        matched = []
+        for error in errors:
+            if error.kind.name != "falseSchema":
+                return None  # the backtracking limit: undecided
+            matched.append(str(error.schema_path[1]))
+        return matched
+
+
+class NodeReader:
+    """Answers about the schema at a node (the accepted types, the node one step inside, the declared
+    members), and remembers each answer on the node.
+
+    Each node computed spends one unit of ``allowance`` (the caller sets it for each question or
+    walk), and past it `OverBudget` ends the question. Not thread-safe: the nodes are the caller's
+    to guard.
+    """
+
+    def __init__(self, locator: Locator, allowance: Allowance) -> None:
+        self.locator = locator
+        self.root = locator.root
+        self.allowance = allowance
+        self._pattern_sets: dict[int, tuple[Mapping[str, Any], _PatternSet | None]] = {}
+
+    def _spend(self, cost: int = 1) -> None:
+        allowance = self.allowance
+        allowance.remaining -= cost
+        if allowance.remaining < 0:
+            raise OverBudget
+
+    def accepted(self, node: Node, depth: int = 0) -> frozenset[str]:
+        """The JSON types a value at this node may have (an over-approximation: never too few)."""
+        if isinstance(node, bool):
+            return ALL_TYPES if node else _NONE
+        if node.types is not None:
+            return node.types
+        if depth > _NODE_DEPTH:
+            return ALL_TYPES
+        self._spend()
+        node.types = ALL_TYPES  # while computing: a cycle back here reads "anything"
+        if isinstance(node, MergedSchemas):
+            sets = [self.accepted(part, depth + 1) for part in node.parts]
+            types = frozenset.intersection(ALL_TYPES, *sets) if node.every else frozenset().union(*sets)
+        else:
+            assert isinstance(node, ScopedSchema)
+            types = self._own_types(node, depth)
+        node.types = types
+        return types
+
+    def _own_types(self, node: ScopedSchema, depth: int) -> frozenset[str]:
+        schema, scope, locator = node.schema, node.scope, self.locator
+        types = ALL_TYPES
+        if "$ref" in schema:
+            types = self.accepted(locator.resolve(schema["$ref"], scope), depth + 1)
+            if scope.draft <= jsonschema_rs.Draft7:
+                return types
+        declared = schema.get("type")
+        if isinstance(declared, str):
+            types &= _EXPANDED.get(declared, _NONE)
+        elif isinstance(declared, list):
+            types &= frozenset().union(*(_EXPANDED.get(name, _NONE) for name in declared if isinstance(name, str)))
+        if "const" in schema:
+            types &= _EXPANDED.get(json_type(schema["const"]), _NONE) | {json_type(schema["const"])}
+        if isinstance(schema.get("enum"), list):
+            types &= frozenset(json_type(value) for value in schema["enum"])
+        if isinstance(schema.get("allOf"), list):
+            for part in schema["allOf"]:
+                types &= self.accepted(locator.subschema(part, scope), depth + 1)
+        for keyword in ("anyOf", "oneOf"):
+            branches = schema.get(keyword)
+            if isinstance(branches, list):
+                types &= frozenset().union(
+                    *(self.accepted(locator.subschema(branch, scope), depth + 1) for branch in branches)
+                )
+        return types
+
+    def child(self, node: Node, step: str | int, depth: int = 0) -> Node:
+        """The node one step inside ``node``: a member name (str) or an item index (int)."""
+        if isinstance(node, bool):
+            return True
+        child = node.children.get(step)
+        if child is None:
+            child = self._compute_child(node, step, depth)
+            if self.locator.remember():
+                node.children[step] = child
+        return child
+
+    def _compute_child(self, node: SchemaNode, step: str | int, depth: int) -> Node:
+        if depth > _NODE_DEPTH:
+            return True
+        self._spend()
+        if isinstance(node, MergedSchemas):
+            return merge(node.every, [self.child(part, step, depth + 1) for part in node.parts])
+        assert isinstance(node, ScopedSchema)
+        schema, scope, locator = node.schema, node.scope, self.locator
+        parts: list[Node] = []
+        if "$ref" in schema:
+            parts.append(self.child(locator.resolve(schema["$ref"], scope), step, depth + 1))
+            if scope.draft <= jsonschema_rs.Draft7:
+                return merge(True, parts)
+        if isinstance(step, str):
+            parts.extend(self._own_members(schema, scope, step))
+        else:
+            parts.extend(self._own_items(schema, scope, step))
+        container = "object" if isinstance(step, str) else "array"
+        if isinstance(schema.get("allOf"), list):
+            parts.extend(self.child(locator.subschema(part, scope), step, depth + 1) for part in schema["allOf"])
+        for keyword in ("anyOf", "oneOf"):
+            if isinstance(schema.get(keyword), list):
+                branches = [locator.subschema(branch, scope) for branch in schema[keyword]]
+                parts.append(
+                    merge(
+                        False,
+                        [
+                            self.child(branch, step, depth + 1)
+                            for branch in branches
+                            if container in self.accepted(branch, depth + 1)
+                        ],
+                    )
+                )
+        return merge(True, parts)
+
+    def _pattern_set(self, patterns: Mapping[str, Any]) -> _PatternSet | None:
+        cached = self._pattern_sets.get(id(patterns))
+        if cached is not None and cached[0] is patterns:
+            return cached[1]
+        self._spend(_COMPILE_COST * len(patterns))  # compiled once per Repairer, spent by the first question
+        try:
+            pattern_set: _PatternSet | None = _PatternSet(patterns)
+        except Exception:  # the validator refused the schema already
+            pattern_set = None
+        self._pattern_sets[id(patterns)] = (patterns, pattern_set)
+        return pattern_set
+
+    def _own_members(self, schema: Mapping[str, Any], scope: Scope, key: str) -> list[Node]:
+        """What ``properties``, ``patternProperties`` and ``additionalProperties`` say of ``key``."""
+        parts: list[Node] = []
+        properties = schema.get("properties")
+        matched = isinstance(properties, Mapping) and key in properties
+        if matched:
+            parts.append(self.locator.subschema(properties[key], scope))  # type: ignore[index]
+        patterns = schema.get("patternProperties")
+        if isinstance(patterns, Mapping) and patterns:
+            pattern_set = self._pattern_set(patterns)
+            self._spend(1 + len(patterns) // _PATTERNS_PER_UNIT)  # the key is matched against every pattern
+            matching = pattern_set.matching(key) if pattern_set is not None else None
+            if matching is None:
+                return []  # cannot tell which schemas apply: constrain nothing
+            parts.extend(self.locator.subschema(patterns[pattern], scope) for pattern in matching)
+            matched = matched or bool(matching)
+        if UNDECIDABLE_KEYS in schema:
+            return []
+        additional = schema.get("additionalProperties")
+        if not matched and isinstance(additional, (Mapping, bool)):
+            parts.append(self.locator.subschema(additional, scope))
+        return parts
+
+    def _own_items(self, schema: Mapping[str, Any], scope: Scope, index: int) -> list[Node]:
+        """What ``prefixItems``/``items`` (or before 2020-12, array ``items``/``additionalItems``) say of ``index``."""
+        items = schema.get("items")
+        if scope.draft >= jsonschema_rs.Draft202012:
+            prefix = schema.get("prefixItems")
+        elif isinstance(items, list):
+            prefix, items = items, schema.get("additionalItems")
+        else:
+            prefix = None
+        if isinstance(prefix, list) and index < len(prefix):
+            return [self.locator.subschema(prefix[index], scope)]
+        return [self.locator.subschema(items, scope)] if isinstance(items, (Mapping, bool)) else []
+
+    def shape(self, node: Node) -> Shape:
+        """The property names ``node`` declares, across ``$ref`` and combinators, and its patterns."""
+        if isinstance(node, bool):
+            return Shape(frozenset(), {}, [], False)
+        if node.shape is None:
+            declared: set[str] = set()
+            pattern_sets: list[_PatternSet] = []
+            unknown = False
+            stack: list[tuple[Node, int]] = [(node, 0)]
+            seen: set[int] = set()
+            while stack:
+                current, depth = stack.pop()
+                if isinstance(current, bool) or id(current) in seen or depth > _NODE_DEPTH:
+                    continue
+                seen.add(id(current))
+                self._spend()
+                if isinstance(current, MergedSchemas):
+                    stack.extend((part, depth + 1) for part in current.parts)
+                    continue
+                assert isinstance(current, ScopedSchema)
+                schema, scope = current.schema, current.scope
+                if "$ref" in schema:
+                    stack.append((self.locator.resolve(schema["$ref"], scope), depth + 1))
+                    if scope.draft <= jsonschema_rs.Draft7:
+                        continue
+                if isinstance(schema.get("properties"), Mapping):
+                    declared.update(name for name in schema["properties"] if isinstance(name, str))
+                patterns = schema.get("patternProperties")
+                if isinstance(patterns, Mapping) and patterns:
+                    pattern_set = self._pattern_set(patterns)
+                    unknown = unknown or pattern_set is None
+                    if pattern_set is not None:
+                        pattern_sets.append(pattern_set)
+                unknown = unknown or UNDECIDABLE_KEYS in schema
+                for keyword in ("allOf", "anyOf", "oneOf"):
+                    if isinstance(schema.get(keyword), list):
+                        stack.extend((self.locator.subschema(part, scope), depth + 1) for part in schema[keyword])
+            folded: dict[str, list[str]] = {}
+            for name in sorted(declared):
+                folded.setdefault(fold(name), []).append(name)
+            node.shape = Shape(frozenset(declared), folded, pattern_sets, unknown)
+        return node.shape
+
+
+class SchemaReader:
+    """Which JSON types and which member names a location in the arguments admits, read from a schema
+    as its validator reads it, without compiling it or repairing anything.
+
+    A location is a tuple of member names (str) and item indexes (int), like pydantic's ``loc``.
+    ``draft`` is the dialect, by default the one the schema's ``$schema`` names, else 2020-12.
+    Raises `ValueError` for a schema it cannot read: no schema, nested too deep, an unknown draft, a
+    pattern that is not ECMA-262, a ``$ref`` outside the schema (nothing is fetched); a ``$ref`` that
+    names nothing inside it constrains nothing. Each question may compute ``budget`` schema nodes;
+    past that, it answers as if the location said nothing: every type, no members. Safe to share
+    between threads.
+
+    >>> from pydantic_lenient.repair import SchemaReader
+    >>> schema = {
+    ...     "$defs": {"Address": {"type": "object", "properties": {"zip": {"type": "string"}}}},
+    ...     "properties": {"to": {"anyOf": [{"$ref": "#/$defs/Address"}, {"type": "null"}]}},
+    ... }
+    >>> reader = SchemaReader(schema)
+    >>> sorted(reader.types(("to",))), sorted(reader.children(("to",))), sorted(reader.types(("to", "zip")))
+    (['null', 'object'], ['zip'], ['string'])
+    """
+
+    def __init__(self, schema: Mapping[str, Any] | bool, *, draft: Draft | None = None, budget: int = 100_000) -> None:
+        try:
+            prepared = prepare_schema(schema, draft)
+            locator = Locator(prepared.document, prepared.draft)
+        except _SchemaError:
+            raise
+        except Exception as error:  # whatever a hostile schema makes the registry say: one line
+            raise _SchemaError(one_line(error)) from error
+        self.budget = budget
+        self._nodes = NodeReader(locator, Allowance(budget))
+        self._lock = threading.Lock()
+
+    def types(self, location: tuple[str | int, ...] = ()) -> frozenset[str]:
+        """The JSON types a value at ``location`` may have (``number`` includes ``integer``): never too few."""
+        return self._ask(location, self._nodes.accepted)
+
+    def children(self, location: tuple[str | int, ...] = ()) -> frozenset[str]:
+        """The member names declared at ``location`` (``properties``, across ``$ref`` and combinators)."""
+        return self._ask(location, lambda node: self._nodes.shape(node).declared)
+
+    def _ask(self, location: tuple[str | int, ...], question: Callable[[Node], _Answer]) -> _Answer:
+        with self._lock:
+            self._nodes.allowance = Allowance(self.budget)
+            try:
+                node = self._nodes.root
+                for step in location:
+                    node = self._nodes.child(node, step)
+                return question(node)
+            except OverBudget:
+                return question(True)

@@ -1,0 +1,200 @@
+"""Leaves the mapping does not widen, validated so that they take nothing their schema refuses.
+
+pydantic's lax mode takes values a leaf's JSON Schema refuses: ``true`` as 1 for an ``int`` kept
+beside ``str``, a Unix time for a ``datetime`` (``"type": "string"``), ``"2"`` for an ``IntEnum``
+(``"type": "integer"``). The mapping puts one of these markers on such a leaf:
+
+* `DigitText` on an integer ``Literal`` or an ``IntEnum``: its members, and their digit strings
+  (the commonest wrong-typed form), both advertised; never a boolean.
+* `ExactNumber` on an ``int``, ``float`` or ``bool`` kept as it is beside ``str``: only its own
+  JSON type (an integral float for ``int``, as JSON Schema's ``"integer"`` admits).
+* `FromText` on a date, time, duration or UUID: only its string form (or, from Python, an instance).
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import typing
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal
+
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
+
+from .annotations import split_annotated
+from .integers import _INTEGRAL_FLOAT, LenientInt, _integral_decimal_to_int
+from .scalar import ANNOTATION_KEYWORDS, lenient_scalar_schema, python_function, render_scalar
+
+__all__ = ("DigitText", "ExactNumber", "FromText", "exact_leaf", "integer_choices")
+
+# Leaves whose JSON Schema is ``"type": "string"`` but whose lax validation also takes numbers.
+_TEXT_LEAVES = (datetime.datetime, datetime.date, datetime.time, datetime.timedelta, uuid.UUID)
+
+
+def integer_choices(base: Any) -> tuple[int, ...] | None:
+    """The values of an integer ``Literal`` or an ``IntEnum`` (None for anything else)."""
+    if typing.get_origin(base) is Literal:
+        values = typing.get_args(base)
+    elif isinstance(base, type) and issubclass(base, enum.Enum) and issubclass(base, int):
+        values = tuple(member.value for member in base)
+    else:
+        return None
+    if not values or not all(type(value) is int for value in values):
+        return None
+    return tuple(values)
+
+
+def exact_leaf(base: Any) -> Any:
+    """The marker that makes ``base`` exact, or None when lax validation already matches its schema."""
+    if integer_choices(base) is not None:
+        return DigitText()
+    if isinstance(base, type) and issubclass(base, _TEXT_LEAVES):
+        return FromText()
+    return None
+
+
+def _digit_alternative(value: int) -> str:
+    # Every string LenientInt's signed pattern reads as ``value``: leading zeros, and -0 for 0.
+    if value == 0:
+        return "-?0+"
+    return f"0*{value}" if value > 0 else f"-0*{-value}"
+
+
+@dataclass(frozen=True, slots=True)
+class DigitText:
+    """Marker for an integer ``Literal`` or ``IntEnum`` that also takes its members' digit strings.
+
+    >>> from typing import Annotated, Literal
+    >>> from pydantic import TypeAdapter
+    >>> from pydantic_lenient import DigitText
+    >>> adapter = TypeAdapter(Annotated[Literal[1, 2, 3], DigitText()])
+    >>> adapter.validate_python("2"), adapter.validate_json("3")
+    (2, 3)
+    >>> adapter.json_schema()
+    {'anyOf': [{'enum': [1, 2, 3], 'type': 'integer'}, {'pattern': '^(?:0*1|0*2|0*3)$', 'type': 'string'}]}
+    >>> adapter.validate_python(True)
+    Traceback (most recent call last):
+      ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+    """
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        base, _ = split_annotated(source)
+        if integer_choices(base) is None:
+            raise TypeError(f"DigitText() needs an integer Literal or an IntEnum, not {source!r}")
+        exact = handler(source)
+        as_integer = core_schema.chain_schema([handler.generate_schema(LenientInt), exact])
+        if isinstance(base, type):  # an IntEnum: its members themselves, from Python
+            return core_schema.union_schema([core_schema.is_instance_schema(base), as_integer], mode="left_to_right")
+        return as_integer
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        rendered = handler(schema)
+        annotations = {key: value for key, value in rendered.items() if key in ANNOTATION_KEYWORDS}
+        values = _choices_of(schema)
+        pattern = f"^(?:{'|'.join(map(_digit_alternative, values))})$"
+        return render_scalar(
+            handler, {"type": "integer", "enum": list(values)}, {"type": "string", "pattern": pattern}, annotations
+        )
+
+
+def _choices_of(schema: CoreSchema) -> tuple[int, ...]:
+    """The integer values the last step of ``schema`` (a literal or enum schema) takes."""
+    inner: Any = schema
+    while True:
+        if inner["type"] == "union":
+            inner = inner["choices"][-1]
+        elif inner["type"] == "chain":
+            inner = inner["steps"][-1]
+        elif inner["type"] in ("definitions", "definition-ref") and "schema" in inner:
+            inner = inner["schema"]
+        else:
+            break
+    if inner["type"] == "literal":
+        return tuple(inner["expected"])
+    if inner["type"] == "enum":
+        return tuple(member.value for member in inner["members"])
+    raise TypeError(f"DigitText() cannot read the choices of a {inner['type']} schema")
+
+
+@dataclass(frozen=True, slots=True)
+class ExactNumber:
+    """Marker for an ``int``, ``float`` or ``bool`` kept as it is beside ``str`` in a union: only its
+    own JSON type, so ``true`` is never 1 and 1 never ``true`` (its strings go to ``str``).
+
+    >>> from typing import Annotated, Union
+    >>> from pydantic import TypeAdapter
+    >>> from pydantic_lenient import ExactNumber
+    >>> adapter = TypeAdapter(Union[Annotated[int, ExactNumber()], str])
+    >>> adapter.validate_json("true")
+    Traceback (most recent call last):
+      ...
+    pydantic_core._pydantic_core.ValidationError: 2 validation errors for ...
+    >>> adapter.validate_json("7"), adapter.validate_json('"7"')
+    (7, '7')
+    """
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        base, _ = split_annotated(source)
+        if base is bool:
+            return core_schema.bool_schema(strict=True)
+        if base is int:
+            forms = {
+                int: core_schema.int_schema(),
+                float: _INTEGRAL_FLOAT,
+                Decimal: python_function(_integral_decimal_to_int),
+            }
+            return lenient_scalar_schema(
+                forms=forms, error_type="exact_int", message="Input should be an integer", serialization="int"
+            )
+        if base is float:
+            forms = {int: core_schema.float_schema(), float: core_schema.float_schema()}
+            return lenient_scalar_schema(
+                forms=forms, error_type="exact_float", message="Input should be a number", serialization="float"
+            )
+        raise TypeError(f"ExactNumber() needs int, float or bool, not {source!r}")
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        if schema["type"] == "bool":
+            return {"type": "boolean"}
+        return {"type": "integer" if schema.get("serialization", {}).get("type") == "int" else "number"}
+
+
+@dataclass(frozen=True, slots=True)
+class FromText:
+    """Marker for a date, time, duration or UUID: only its string form (or, from Python, an
+    instance), as its schema (``"type": "string"``) says; never a Unix time or a number of seconds.
+
+    >>> import datetime
+    >>> from typing import Annotated
+    >>> from pydantic import TypeAdapter
+    >>> from pydantic_lenient import FromText
+    >>> adapter = TypeAdapter(Annotated[datetime.date, FromText()])
+    >>> adapter.validate_json('"2024-05-01"')
+    datetime.date(2024, 5, 1)
+    >>> adapter.validate_json("0")
+    Traceback (most recent call last):
+      ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
+    """
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        exact = handler(source)
+        instance = {**exact, "strict": True}
+        text = core_schema.chain_schema([core_schema.str_schema(strict=True), exact])
+        either = core_schema.union_schema([instance, text], mode="left_to_right")
+        return core_schema.custom_error_schema(
+            {**either, "serialization": exact.get("serialization")} if "serialization" in exact else either,
+            custom_error_type=f"exact_{exact['type']}",
+            custom_error_message=f"Input should be a valid {exact['type']} string",
+        )
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        inner: Any = schema
+        while inner["type"] in ("custom-error", "union"):
+            inner = inner["schema"] if inner["type"] == "custom-error" else inner["choices"][0]
+        return handler(inner)

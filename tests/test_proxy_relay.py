@@ -1,0 +1,247 @@
+"""The proxy's relay on its own, message by message (issue 26, item 7): what it rewrites keeps every
+value and member, each request is answered exactly once, ids are told apart by method, batches are
+handled like single messages, and what it remembers is bounded. No process, no network."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pydantic_lenient.observe.recorder import OutcomeRecorder
+from pydantic_lenient.proxy import relay as relay_module
+from pydantic_lenient.proxy.relay import _Relay
+
+SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+LISTING = {"jsonrpc": "2.0", "id": "list", "result": {"tools": [{"name": "count", "inputSchema": SCHEMA}]}}
+WIDENED_N = {"type": ["integer", "string"], "pattern": "^-?[0-9]+$"}
+
+
+def _line(message: Any) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+def _exactly(data: bytes) -> Any:
+    """A JSON text with every number as a Decimal, so nothing is rounded in the comparison."""
+    return json.loads(data, parse_float=Decimal, parse_int=Decimal)
+
+
+def _listed(recorder: OutcomeRecorder | None = None) -> _Relay:
+    relay = _Relay("type-array", normalizer=None, stats=None, recorder=recorder)
+    relay.from_client(_line({"jsonrpc": "2.0", "id": "list", "method": "tools/list"}))
+    relay.from_upstream(_line(LISTING))
+    return relay
+
+
+def _call(request_id: Any, arguments: dict[str, Any], **members: Any) -> dict[str, Any]:
+    params = {"name": "count", "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params, **members}
+
+
+# ---- re-serialising keeps every value and member
+
+
+def test_a_rewritten_call_keeps_numbers_beyond_a_double_and_unknown_members_as_written() -> None:
+    relay = _listed()
+    line = (
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","x-trace":{"big":1e400,"tiny":1e-400},'
+        b'"params":{"name":"count","arguments":{"n":"3","extra":123456789.123456789123456789},'
+        b'"_meta":{"huge":' + b"9" * 5000 + b"}}}\n"
+    )
+    forwarded = relay.from_client(line).upstream
+    assert forwarded != line  # rewritten: "3" became 3
+    assert b'"n":3' in forwarded
+    assert b'"x-trace":{"big":1e400,"tiny":1e-400}' in forwarded
+    assert b'"extra":123456789.123456789123456789' in forwarded
+    assert b'"huge":' + b"9" * 5000 + b"}" in forwarded
+
+
+def test_a_widened_listing_keeps_numbers_beyond_a_double_as_written() -> None:
+    relay = _Relay("type-array", normalizer=None, stats=None)
+    relay.from_client(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
+    tool = b'{"name":"count","inputSchema":' + json.dumps(SCHEMA).encode() + b',"outputSchema":{"maximum":1e400}}'
+    answer = relay.from_upstream(b'{"jsonrpc":"2.0","id":1,"result":{"tools":[' + tool + b"]}}\n").client
+    assert b'"outputSchema":{"maximum":1e400}' in answer
+    assert json.loads(answer)["result"]["tools"][0]["inputSchema"]["properties"]["n"] == WIDENED_N
+
+
+def test_a_lone_surrogate_in_a_rewritten_call_is_kept_as_its_escape() -> None:
+    relay = _listed()
+    arguments = b'{"n":"3","s":"\\ud800"}'
+    line = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","arguments":' + arguments + b"}}\n"
+    forwarded = relay.from_client(line).upstream
+    assert b'"n":3' in forwarded
+    assert b'"s":"\\ud800"' in forwarded
+
+
+_numbers = st.one_of(
+    st.integers(min_value=-(10**40), max_value=10**40).map(str),
+    st.builds(
+        lambda mantissa, exponent: f"{mantissa}e{exponent}",
+        st.integers(min_value=1, max_value=10**30),
+        st.integers(min_value=-500, max_value=500),
+    ),
+    st.decimals(allow_nan=False, allow_infinity=False, places=25).map(str),
+)
+_json_texts = st.recursive(
+    st.one_of(_numbers, st.sampled_from(["true", "false", "null"]), st.text(max_size=5).map(json.dumps)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3).map(lambda items: "[" + ",".join(items) + "]"),
+        st.dictionaries(st.text(max_size=4), inner, max_size=3).map(
+            lambda members: "{" + ",".join(f"{json.dumps(key)}:{value}" for key, value in members.items()) + "}"
+        ),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(envelope=_json_texts, argument=_json_texts, meta=_json_texts)
+def test_every_value_and_member_of_a_rewritten_call_is_kept(envelope: str, argument: str, meta: str) -> None:
+    """Everything but the repaired argument reaches the upstream as the same JSON, number for number."""
+    relay = _listed()
+    line = (
+        f'{{"jsonrpc":"2.0","id":7,"method":"tools/call","x-member":{envelope},'
+        f'"params":{{"name":"count","_meta":{meta},"arguments":{{"n":"12","other":{argument}}}}}}}\n'
+    ).encode()
+    forwarded = _exactly(relay.from_client(line).upstream)
+    sent = _exactly(line)
+    sent["params"]["arguments"]["n"] = Decimal(12)
+    assert forwarded == sent
+
+
+# ---- each id answered exactly once
+
+
+def test_an_answer_the_parser_cannot_read_is_still_the_answer() -> None:
+    """A lone-surrogate escape, or nesting past pydantic-core's limit: forwarded as it came, and the
+    request counts as answered (ok), so an upstream that then exits answers nothing twice."""
+    recorder = OutcomeRecorder()
+    relay = _listed(recorder)
+    answers = [
+        b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"\\ud800"}]}}\n',
+        b'{"jsonrpc":"2.0","id":2,"result":{"content":' + b"[" * 300 + b"]" * 300 + b"}}\n",
+        b'{"jsonrpc":"2.0","id":3,"result":{"content":' + b"[" * 5000 + b'"]"' + b"]" * 5000 + b"}}\n",
+    ]
+    for request_id, answer in enumerate(answers, start=1):
+        relay.from_client(_line(_call(request_id, {"n": 1})))
+        assert relay.from_upstream(answer).client == answer
+    assert relay.waiting == {}
+    assert relay.abandon("it exited") == []
+    assert [(tools.tool, tools.ok, tools.error) for tools in recorder.snapshot().tools] == [("count", 3, 0)]
+
+
+def test_a_request_the_parser_cannot_read_is_answered_once_when_the_upstream_goes() -> None:
+    relay = _listed()
+    request = b'{"jsonrpc":"2.0","id":9,"method":"resources/read","params":' + b"[" * 5000 + b"]" * 5000 + b"}\n"
+    assert relay.from_client(request).upstream == request
+    assert [json.loads(answer)["id"] for answer in relay.abandon("it exited")] == [9]
+
+
+# ---- an id is tracked with its method
+
+
+def test_one_id_for_a_call_and_a_listing_in_flight_keeps_them_apart() -> None:
+    for listing_first in (False, True):
+        relay = _listed()
+        relay.repairers.clear()  # the tools listed again, so the second listing is the one to check
+        relay.from_client(_line({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count"}}))
+        relay.from_client(_line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        call_answer = _line({"jsonrpc": "2.0", "id": 1, "result": {"content": []}})
+        listing = _line({**LISTING, "id": 1})
+        answers = [listing, call_answer] if listing_first else [call_answer, listing]
+        routed = [relay.from_upstream(answer).client for answer in answers]
+        widened = json.loads(routed[0] if listing_first else routed[1])
+        assert widened["result"]["tools"][0]["inputSchema"]["properties"]["n"] == WIDENED_N
+        assert relay.waiting == {}
+
+
+# ---- batches
+
+
+def test_a_batch_from_the_client_is_repaired_element_by_element() -> None:
+    relay = _listed()
+    batch = [_call(1, {"n": "4"}), {"jsonrpc": "2.0", "id": 2, "method": "ping"}, _call(3, {"n": 5})]
+    routed = relay.from_client(_line(batch))
+    assert json.loads(routed.upstream) == [_call(1, {"n": 4}), batch[1], batch[2]]
+    assert routed.client == b""
+    assert set(relay.waiting) == {1, 2, 3}
+
+
+def test_a_batch_that_needs_no_change_goes_on_as_the_same_bytes() -> None:
+    relay = _listed()
+    line = b'[ {"jsonrpc":"2.0","id":1,"method":"ping"} , {"jsonrpc":"2.0","method":"notifications/x"} ]\n'
+    assert relay.from_client(line) == relay_module.Routed(upstream=line)
+
+
+def test_a_batched_listing_from_the_upstream_is_widened() -> None:
+    relay = _Relay("type-array", normalizer=None, stats=None)
+    requests = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, {"jsonrpc": "2.0", "id": 2, "method": "ping"}]
+    relay.from_client(_line(requests))
+    answers = [{**LISTING, "id": 1}, {"jsonrpc": "2.0", "id": 2, "result": {}}]
+    routed = json.loads(relay.from_upstream(_line(answers)).client)
+    assert routed[0]["result"]["tools"][0]["inputSchema"]["properties"]["n"] == WIDENED_N
+    assert routed[1] == answers[1]
+    # A call repaired against the listing the batch brought.
+    assert json.loads(relay.from_client(_line(_call(3, {"n": "6"}))).upstream)["params"]["arguments"] == {"n": 6}
+
+
+def test_a_batch_whose_call_conflicts_answers_it_and_forwards_the_rest() -> None:
+    from pydantic_lenient.normalizer.engine import Normalizer
+
+    rule = {"id": "n-alias", "tools": ["count"], "type": "param_alias", "from": "num", "to": "n"}
+    rules = Normalizer.from_json(json.dumps([rule]))
+    relay = _Relay("type-array", normalizer=rules, stats=None)
+    relay.from_client(_line({"jsonrpc": "2.0", "id": "list", "method": "tools/list"}))
+    relay.from_upstream(_line(LISTING))
+    routed = relay.from_client(_line([_call(1, {"num": 1, "n": 2}), _call(2, {"num": "3"})]))
+    assert json.loads(routed.upstream) == [_call(2, {"n": 3})]
+    (answer,) = json.loads(routed.client)
+    assert answer["id"] == 1
+    assert answer["result"]["isError"] is True
+    assert "'num'" in answer["result"]["content"][0]["text"]
+    assert "'n'" in answer["result"]["content"][0]["text"]
+
+
+# ---- bounded memory
+
+
+def test_requests_never_answered_are_bounded(monkeypatch: Any) -> None:
+    monkeypatch.setattr(relay_module, "_WAITING_LIMIT", 100)
+    relay = _listed()
+    for request_id in range(250):
+        relay.from_client(_line({"jsonrpc": "2.0", "id": request_id, "method": "resources/list"}))
+        relay.from_client(_line(_call(f"call-{request_id}", {"n": 1})))
+    assert relay.waiting_count == sum(len(methods) for methods in relay.waiting.values()) == 100
+    assert len(relay.calls) <= 100
+    # The newest are the ones remembered, and answered should the upstream go.
+    assert json.loads(relay.abandon("it exited")[-1])["id"] == "call-249"
+
+
+def test_a_cancelled_request_is_no_longer_owed() -> None:
+    relay = _listed()
+    relay.from_client(_line(_call(1, {"n": 1})))
+    relay.from_client(_line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}))
+    assert relay.waiting == {}
+    assert relay.calls == {}
+    assert relay.abandon("it exited") == []
+
+
+# ---- the proxy's own ids
+
+
+def test_a_client_id_that_looks_like_the_proxys_own_is_the_clients() -> None:
+    """The proxy's ids carry a random part per process: a client's "pydantic-lenient-ping-1" (or its
+    listing's id) is the client's request, forwarded and answered, never swallowed."""
+    relay = _listed()
+    own_ping = json.loads(relay.ping(lambda: None))["id"]
+    for request_id in ("pydantic-lenient-ping-1", "pydantic-lenient-list-1", 1):
+        request = _line({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+        assert relay.from_client(request).upstream == request
+        answer = _line({"jsonrpc": "2.0", "id": request_id, "result": {}})
+        assert relay.from_upstream(answer).client == answer
+    # The proxy's own ping reply still goes no further.
+    assert relay.from_upstream(_line({"jsonrpc": "2.0", "id": own_ping, "result": {}})).client == b""
