@@ -15,7 +15,7 @@ from pydantic_lenient.schema.loading import load_target
 from pydantic_lenient.schema.targets import input_schema
 from pydantic_lenient.testing import host_validator
 
-pytest.importorskip("libcst")  # the codemod extra; in dev, so CI has it
+pytest.importorskip("libcst")  # the codemod extra; in test, so CI has it
 
 from pydantic_lenient.codemod.fix import fix_file
 

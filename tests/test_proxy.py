@@ -28,6 +28,7 @@ from typing import Any, NamedTuple, TextIO, TypeVar
 
 import pytest
 
+from tests.conftest import SERVER_EVERYTHING, require_external
 from tests.sdks import require
 
 require("mcp")
@@ -61,12 +62,9 @@ Upstream = list[str] | Remote  # a command (stdio) or a remote server
 
 def _node() -> str:
     """node, with server-everything installed; skipped (or failed in CI) without them."""
+    require_external(SERVER_EVERYTHING)
     node = shutil.which("node")
-    if node is None or not (EVERYTHING / "index.js").is_file():
-        message = "server-everything not installed: run `npm ci --prefix tests/upstream` (needs node)"
-        if os.environ.get("PYDANTIC_LENIENT_REQUIRE_UPSTREAM"):
-            pytest.fail(message)
-        pytest.skip(message)
+    assert node is not None
     return node
 
 

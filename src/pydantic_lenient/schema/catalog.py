@@ -12,8 +12,6 @@ the listing.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import inspect
 import typing
 from collections.abc import Callable, Coroutine, Iterable, Mapping
@@ -215,6 +213,10 @@ def _fastmcp_specs(server: Any) -> Iterable[ToolSpec]:
 
 def run_sync(coroutine: Coroutine[Any, Any, _T]) -> _T:
     """Run a coroutine to completion, from synchronous code or from inside a running event loop."""
+    # Imported here: only server objects need an event loop, and asyncio costs every import of the package.
+    import asyncio
+    import concurrent.futures
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
