@@ -87,12 +87,13 @@ NEEDS_EXTRA = {
     "codemod.fix": "libcst",
 }
 
-# Every public module at any depth (subpackages included), named from the package.
+# Every public module at any depth (subpackages included), named from the package; `adapters` and
+# `types` export nothing themselves (the SDKs are optional; the root exports the types).
 PUBLIC_MODULES = sorted(
     info.name.removeprefix("pydantic_lenient.")
     for info in pkgutil.walk_packages(pydantic_lenient.__path__, "pydantic_lenient.")
     if not any(part.startswith("_") for part in info.name.split("."))
-    and info.name.removeprefix("pydantic_lenient.") not in {"testing", "pytest_plugin", "adapters"}
+    and info.name.removeprefix("pydantic_lenient.") not in {"testing", "pytest_plugin", "adapters", "types"}
 )
 
 
