@@ -324,6 +324,7 @@ class _Manager:
 
 class Server:
     def __init__(self): self._tool_manager = _Manager()
+    async def list_tools(self): return []
 
 mail = Server()
 files = Server()

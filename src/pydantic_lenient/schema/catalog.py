@@ -183,8 +183,14 @@ def _is_sdk_context(annotation: Any) -> bool:
 # The official SDK's MCPServer keeps a tool manager whose tools carry the exact argument model
 # the server validates with.
 def is_official_sdk_server(value: Any) -> bool:
+    """The official SDK's server: its own ``list_tools`` (what a client receives) and the tool
+    manager behind it (the argument models)."""
     manager = getattr(value, "_tool_manager", None)
-    return manager is not None and callable(getattr(manager, "list_tools", None))
+    return (
+        manager is not None
+        and callable(getattr(manager, "list_tools", None))
+        and callable(getattr(value, "list_tools", None))
+    )
 
 
 def _official_sdk_specs(server: Any) -> Iterable[ToolSpec]:
