@@ -31,7 +31,7 @@ from pydantic import BaseModel
 
 from pydantic_lenient.schema.catalog import is_fastmcp_server, is_official_sdk_server, is_tool_object, run_sync
 from pydantic_lenient.schema.loading import load_target
-from pydantic_lenient.types.annotations import UNION_TYPES, split_annotated, with_metadata
+from pydantic_lenient.types.annotations import UNION_TYPES, function_hints, split_annotated, with_metadata
 from pydantic_lenient.types.booleans import _StrictBoolish
 from pydantic_lenient.types.floats import _LenientFloat
 from pydantic_lenient.types.integers import _LenientInt
@@ -176,7 +176,7 @@ class _Rewriter(cst.CSTTransformer):
         function = self.functions.get(qualname)
         if function is None:
             return updated
-        hints = typing.get_type_hints(function, include_extras=True)
+        hints = function_hints(function)
 
         def fix_parameter(parameter: cst.Param) -> cst.Param:
             name = parameter.name.value
