@@ -38,7 +38,7 @@ def test_check_fails_on_strict_fields_and_still_prints_the_catalog() -> None:
     completed = run("catalog", "examples/legacy_tools.py", "--check")
     assert completed.returncode == 1
     assert json.loads(completed.stdout)["tools"]
-    assert "error: search.limit: Optional[int] is not lenient; use Optional[LenientInt]" in completed.stderr
+    assert "error: search.limit: Optional[int] is not lenient; use Lenient[Optional[LenientInt]]" in completed.stderr
     assert completed.stderr.strip().endswith("6 error(s), 1 note(s)")
 
 

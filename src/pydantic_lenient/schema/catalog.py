@@ -20,6 +20,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, create_model
 
+from pydantic_lenient.types.annotations import function_hints
+
 from .styles import Style
 from .targets import Target, input_schema
 
@@ -111,7 +113,7 @@ def model_from_function(function: Callable[..., Any], *, keep: Iterable[str] | N
     as are any not in ``keep`` when it is given.
     """
     signature = inspect.signature(function)
-    hints = typing.get_type_hints(function, include_extras=True)
+    hints = function_hints(function)
     wanted = None if keep is None else set(keep)
     fields: dict[str, Any] = {}
     for name, parameter in signature.parameters.items():
