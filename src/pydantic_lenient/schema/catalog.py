@@ -16,9 +16,9 @@ import inspect
 import typing
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from pydantic_lenient.types.annotations import function_hints
 
@@ -110,7 +110,8 @@ def model_from_function(function: Callable[..., Any], *, keep: Iterable[str] | N
 
     Parameters keep their annotations (with ``Annotated`` metadata) and defaults; ``*args``,
     ``**kwargs``, ``self``/``cls`` and parameters annotated with an SDK ``Context`` are left out,
-    as are any not in ``keep`` when it is given.
+    as are any not in ``keep`` when it is given. A parameter named like a `BaseModel` method
+    (``copy``) becomes a field ``field_copy`` whose alias is the parameter's name, as the SDKs do.
     """
     signature = inspect.signature(function)
     hints = function_hints(function)
@@ -123,7 +124,12 @@ def model_from_function(function: Callable[..., Any], *, keep: Iterable[str] | N
         if (wanted is not None and name not in wanted) or _is_sdk_context(annotation):
             continue
         default = ... if parameter.default is parameter.empty else parameter.default
-        fields[name] = (annotation, default)
+        if callable(getattr(BaseModel, name, None)):
+            # A field named like a BaseModel method (``copy``, ``json``) would shadow it, which pydantic
+            # warns about; the SDKs rename the field and keep the parameter's name as its alias.
+            fields[f"field_{name}"] = (Annotated[annotation, Field(alias=name)], default)
+        else:
+            fields[name] = (annotation, default)
     name = getattr(function, "__name__", "tool")
     model: type[BaseModel] = create_model(
         f"{name}Arguments", __config__=ConfigDict(arbitrary_types_allowed=True), **fields
