@@ -32,7 +32,7 @@ def test_a_parameter_named_copy_validates_under_its_own_name() -> None:
 def test_the_audit_names_the_parameter_a_client_sends() -> None:
     assert [str(finding) for finding in audit([copy_file])] == [
         "error: copy_file.copy: bool is not lenient; use StrictBoolish",
-        "error: copy_file.json: Optional[int] is not lenient; use Optional[LenientInt]",
+        "error: copy_file.json: Optional[int] is not lenient; use Lenient[Optional[LenientInt]]",
     ]
 
 

@@ -19,6 +19,7 @@ from pydantic_lenient import (
     lenient_tool,
     tool_catalog,
 )
+from pydantic_lenient.testing import host_validator
 from pydantic_lenient.types.digit_ranges import DigitForm, exact_digit_pattern
 
 # Every keyword a schema we emit may hold (JSON Schema 2020-12, with the annotations pydantic writes).
@@ -128,3 +129,27 @@ def test_length_limits_reach_the_json_text_form() -> None:
     structure, text, _ = field["anyOf"]
     assert structure["maxItems"] == 3
     assert text["contentSchema"]["maxItems"] == 3
+
+
+class BoundOutsideTheNullable(BaseModel):
+    """What `fix` writes for `Optional[int] = Field(None, gt=-2, lt=438)`: the bounds in the
+    `Field` default, outside the `Lenient[Optional[...]]` that takes "null"."""
+
+    value: Lenient[Optional[int]] = Field(None, gt=-2, lt=438)
+
+
+@pytest.mark.parametrize(
+    ("value", "taken"), [("312", True), ("-1", True), ("null", True), ("438", False), ("-2", False)]
+)
+def test_a_nullable_digit_pattern_is_narrowed_whole(value: str, taken: bool) -> None:
+    """The style stage narrowed a nullable digit pattern after cutting one character too many off
+    it (``-?[0-9]+`` became ``-?[0-9]``), so hosts refused "312" that the server takes (found by the
+    property test over annotations as people write them)."""
+    schema = input_schema(BoundOutsideTheNullable)
+    assert host_validator(schema).is_valid({"value": value}) is taken
+    try:
+        BoundOutsideTheNullable.model_validate({"value": value})
+    except ValidationError:
+        assert not taken
+    else:
+        assert taken

@@ -23,15 +23,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pydantic_lenient.repair.engine import Repairer, RepairResult
+from pydantic_lenient.repair.engine import Repairer
 from pydantic_lenient.schema.styles import Style
 from pydantic_lenient.schema.widen import widen_schema
-from pydantic_lenient.testing import host_validator
 from pydantic_lenient.types.boolean_text import TRUE_OR_FALSE
 from pydantic_lenient.types.floats import JSON_NUMBER
 from pydantic_lenient.types.integers import SIGNED_DIGITS
 from tests.conftest import AjvRunner
 from tests.guards import within_guard
+from tests.proxy_agreement import SPELLED, explained_by_repair, host_accepts, proxy_result
 from tests.strategies import near_misses
 
 STYLES: list[Style] = ["type-array", "any-of"]
@@ -40,37 +40,6 @@ STYLES: list[Style] = ["type-array", "any-of"]
 # content opens with the bracket, after whitespace, escaped or not).
 ARRAY_TEXT = r'^[ \t\n\r]*(?:\[|"(?: |\\[tnr]|\\u00(?:20|09|0[aAdD]))*(?:\[|\\u005[bB]))'
 OBJECT_TEXT = r'^[ \t\n\r]*(?:\{|"(?: |\\[tnr]|\\u00(?:20|09|0[aAdD]))*(?:\{|\\u007[bB]))'
-
-
-def host_accepts(widened: Any, value: Any, draft: Any = None) -> bool:
-    return bool(host_validator(widened, draft=draft, check=False).is_valid(value))
-
-
-def proxy_result(schema: Any, value: Any, draft: Any = None) -> RepairResult:
-    return Repairer(schema, draft=draft).repair(value)
-
-
-def _pattern(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern.removesuffix("$") + r"\Z")
-
-
-_SPELLED = {"integer": _pattern(SIGNED_DIGITS), "number": _pattern(JSON_NUMBER)}
-
-
-def explained_by_repair(result: RepairResult) -> bool:
-    """A repair the widened schema does not advertise: a number or boolean made a string, a key
-    renamed to the declared name, or a number read from a string the advertised pattern does not
-    spell (``" 5"``, ``"5.0"``, ``"1e2"`` where an integer goes, ``"007"`` where a number goes)."""
-    for repair in result.repairs:
-        if repair["kind"] in ("scalar_to_string", "renamed_key"):
-            return True
-        if repair["kind"] == "string_to_number":
-            spelled = _SPELLED["integer" if isinstance(repair["to"], int) else "number"]
-            if not spelled.match(repair["from"]):
-                return True
-            if not _SPELLED["number"].match(repair["from"]):
-                return True  # "007" where a number goes: the number pattern has no leading zeros
-    return False
 
 
 # ---- examples
@@ -344,7 +313,7 @@ def _not_listed(value: Any) -> bool:
     """Not a string of a listed exception: a number a double cannot hold."""
     if not isinstance(value, str):
         return True
-    return not (_SPELLED["number"].match(value) and math.isinf(float(value)))
+    return not (SPELLED["number"].match(value) and math.isinf(float(value)))
 
 
 def _json_text_on_trust(widened: Any, value: Any) -> bool:

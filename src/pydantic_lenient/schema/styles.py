@@ -281,7 +281,7 @@ def _inclusive_integer_bounds(canonical: Schema, string_form: Schema) -> tuple[S
     pattern = string_form.get("pattern")
     if isinstance(pattern, str):
         null = pattern.startswith("^(?:") and pattern.endswith("|null)$")
-        base = pattern[4:-8] if null else pattern
+        base = pattern.removeprefix("^(?:").removesuffix("|null)$") if null else pattern
         tightened = narrowed_digit_pattern(f"^{base}$" if null else base, lower, upper)
         string_form = {**string_form, "pattern": pattern_with_null(tightened) if null else tightened}
     return narrowed, string_form

@@ -142,6 +142,9 @@ class ExactNumber:
         base, _ = split_annotated(source)
         if base is bool:
             return core_schema.bool_schema(strict=True)
+        # pydantic's own schema of the source, with the bounds written before this marker: checked
+        # after the exact form, so a bound is never lost.
+        bounds = handler(source)
         if base is int:
             forms = {
                 int: core_schema.int_schema(),
@@ -149,18 +152,28 @@ class ExactNumber:
                 Decimal: python_function(_integral_decimal_to_int),
             }
             return lenient_scalar_schema(
-                forms=forms, error_type="exact_int", message="Input should be an integer", serialization="int"
+                forms=forms,
+                error_type="exact_int",
+                message="Input should be an integer",
+                serialization="int",
+                bounds=bounds,
             )
         if base is float:
             forms = {int: core_schema.float_schema(), float: core_schema.float_schema()}
             return lenient_scalar_schema(
-                forms=forms, error_type="exact_float", message="Input should be a number", serialization="float"
+                forms=forms,
+                error_type="exact_float",
+                message="Input should be a number",
+                serialization="float",
+                bounds=bounds,
             )
         raise TypeError(f"ExactNumber() needs int, float or bool, not {source!r}")
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         if schema["type"] == "bool":
             return {"type": "boolean"}
+        if schema["type"] == "chain":  # the bounds, checked after the exact form, say the type too
+            return handler(schema["steps"][-1])
         return {"type": "integer" if schema.get("serialization", {}).get("type") == "int" else "number"}
 
 
