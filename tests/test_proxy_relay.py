@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from pydantic_lenient.observe.recorder import OutcomeRecorder
 from pydantic_lenient.proxy import relay as relay_module
+from pydantic_lenient.proxy import session as session_module
 from pydantic_lenient.proxy.relay import _Relay
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -210,7 +211,7 @@ def test_a_batch_whose_call_conflicts_answers_it_and_forwards_the_rest() -> None
 
 
 def test_requests_never_answered_are_bounded(monkeypatch: Any) -> None:
-    monkeypatch.setattr(relay_module, "_WAITING_LIMIT", 100)
+    monkeypatch.setattr(session_module, "_WAITING_LIMIT", 100)
     relay = _listed()
     for request_id in range(250):
         relay.from_client(_line({"jsonrpc": "2.0", "id": request_id, "method": "resources/list"}))
