@@ -246,3 +246,39 @@ def test_a_client_id_that_looks_like_the_proxys_own_is_the_clients() -> None:
         assert relay.from_upstream(answer).client == answer
     # The proxy's own ping reply still goes no further.
     assert relay.from_upstream(_line({"jsonrpc": "2.0", "id": own_ping, "result": {}})).client == b""
+
+
+# ---- a valid call's cost (issue 25, item 6)
+
+
+def test_a_valid_call_is_validated_once_and_forwarded_as_the_same_bytes(monkeypatch: Any) -> None:
+    from pydantic_lenient.repair import budget
+    from pydantic_lenient.repair.engine import Repairer
+
+    counts = {"verdict": 0, "repair": 0, "walk": 0}
+    verdict, walk = Repairer.verdict, budget.nested_deeper_than
+
+    def counted_verdict(self: Repairer, arguments: Any, **options: Any) -> Any:
+        counts["verdict"] += 1
+        return verdict(self, arguments, **options)
+
+    def counted_walk(value: Any, limit: int) -> bool:
+        counts["walk"] += 1
+        return walk(value, limit)
+
+    def no_repair(self: Repairer, arguments: Any) -> Any:
+        counts["repair"] += 1
+        raise AssertionError("a valid call is not repaired")
+
+    monkeypatch.setattr(Repairer, "verdict", counted_verdict)
+    monkeypatch.setattr(Repairer, "repair", no_repair)
+    monkeypatch.setattr(budget, "nested_deeper_than", counted_walk)
+    relay = _listed(OutcomeRecorder())
+    line = _line(_call(1, {"n": 3}))
+    assert relay.from_client(line).upstream is line
+    assert counts == {"verdict": 1, "repair": 0, "walk": 0}
+    # A message the exact parser read (a number beyond a double) may nest deeper than pydantic-core
+    # allows: its depth is checked.
+    deep = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","x":1e400,"params":{"name":"count","arguments":{"n":3}}}\n'
+    assert relay.from_client(deep).upstream is deep
+    assert counts == {"verdict": 2, "repair": 0, "walk": 1}

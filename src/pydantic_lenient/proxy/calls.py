@@ -146,8 +146,9 @@ class ToolCalls:
             widened.append(tool)
         return {**result, "tools": widened}
 
-    def repaired_call(self, request_id: RequestId, params: dict[str, Any]) -> dict[str, Any]:
+    def repaired_call(self, request_id: RequestId, params: dict[str, Any], shallow: bool = False) -> dict[str, Any]:
         """The call's params with its arguments normalized and repaired, or ``params`` itself.
+        ``shallow``: the arguments nest no deeper than the parser allows (`Repairer.verdict`).
         Raises `Conflict` for a call whose normalization conflicts."""
         tool, arguments = params.get("name"), params.get("arguments")
         if not isinstance(tool, str):
@@ -175,7 +176,9 @@ class ToolCalls:
             if call is not None:
                 call.norms = norms
             return params if changed == arguments else {**params, "arguments": changed}
-        if repairer.verdict(changed)[0]:  # valid as it is: one validation, no copy
+        # Valid as it is: one validation, no copy, and no walk for arguments as parsed (the normalizer
+        # may have parsed a text into something deeper).
+        if repairer.verdict(changed, shallow=shallow and changed is arguments)[0]:
             if self.stats is not None:
                 self.stats.count(tool, [], True)
             if call is not None:

@@ -28,6 +28,7 @@ __all__ = (
     "is_batch",
     "is_id",
     "joined",
+    "may_be_inexact",
     "members",
     "parsed",
     "parsed_message",
@@ -57,10 +58,12 @@ class _Verbatim(float):
 
 
 class Exact(NamedTuple):
-    """A message parsed by `exact`; ``verbatim``: it holds a `_Verbatim` number, written back by `dumped`."""
+    """A message parsed by `exact`; ``verbatim``: it holds a `_Verbatim` number, written back by `dumped`;
+    ``shallow``: read by pydantic-core's parser, which refuses nesting deeper than 200 levels."""
 
     value: Any
     verbatim: bool
+    shallow: bool = False
 
 
 _made = [0]  # how many `_Verbatim` numbers were ever made: `exact` tells whether its parse made one
@@ -120,11 +123,16 @@ def exact(line: bytes) -> Exact:
     return Exact(value, _made[0] != made)
 
 
+def may_be_inexact(line: bytes) -> bool:
+    """Whether a number in ``line`` may be beyond a double, so that `parsed` may not keep it as written."""
+    return _MAYBE_INEXACT.search(line) is not None
+
+
 def parsed_message(line: bytes) -> Exact:
     """`exact`, by the faster parser when no number in ``line`` can be beyond a double."""
-    if _MAYBE_INEXACT.search(line) is None:
+    if not may_be_inexact(line):
         try:
-            return Exact(from_json(line), False)
+            return Exact(from_json(line), False, shallow=True)
         except ValueError:  # a lone surrogate, deep nesting: the exact parser may still read it
             pass
     return exact(line)
@@ -149,12 +157,10 @@ def dumped(message: dict[str, Any], verbatim: bool = False) -> bytes:
     try:
         if verbatim:
             message = _with_tokens(message, texts)
-        try:
-            text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-            data = text.encode()
+        try:  # the text goes as soon as it is encoded: a huge message is held twice at most
+            data = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
         except UnicodeEncodeError:  # a lone surrogate: ASCII escapes keep it
-            text = json.dumps(message, separators=(",", ":"), allow_nan=False)
-            data = text.encode()
+            data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
     except (ValueError, RecursionError):
         return b""
     if texts:

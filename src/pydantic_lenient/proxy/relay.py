@@ -47,6 +47,7 @@ from .messages import (
     is_batch,
     is_id,
     joined,
+    may_be_inexact,
     members,
     parsed,
     parsed_message,
@@ -167,7 +168,7 @@ class _Relay(Session, ToolCalls):
     def _batch(self, line: bytes, route: Callable[[bytes], Routed], to_client: bool) -> Routed:
         """A JSON-RPC batch: each element routed as a single message would be, the elements for
         one side gathered again into one batch (the replies to the proxy's own requests dropped)."""
-        elements, verbatim = parsed_message(line)
+        elements, verbatim, _ = parsed_message(line)
         if not isinstance(elements, list) or not elements:
             return Routed(client=line) if to_client else Routed(upstream=line)
         lines = [dumped(element, verbatim) if isinstance(element, dict) else b"" for element in elements]
@@ -192,7 +193,7 @@ class _Relay(Session, ToolCalls):
             self.forget(forgotten)
 
     def _from_client(self, line: bytes) -> Routed:
-        message, verbatim = parsed_message(line)
+        message, verbatim, shallow = parsed_message(line)
         if message is None:  # too deep for the parser: its id and method still say what the upstream owes
             message = members(line)
         if not isinstance(message, dict):
@@ -218,7 +219,7 @@ class _Relay(Session, ToolCalls):
             if self.tracer is not None:  # the call's spans, their context in the forwarded _meta
                 params = self.tracer.request(request_id, params)
             try:
-                params = self.repaired_call(request_id, params)
+                params = self.repaired_call(request_id, params, shallow)
             except Conflict as conflict:
                 self.answered_method(request_id, {})
                 answer = tool_error(request_id, str(conflict))
@@ -249,9 +250,11 @@ class _Relay(Session, ToolCalls):
         if method == "tools/call":
             self.answered(request_id, message)
         if method == "tools/list" and isinstance(message.get("result"), dict):
-            exact_message, verbatim = parsed_message(line)  # numbers beyond a double, as they came
-            if isinstance(exact_message, dict) and isinstance(exact_message.get("result"), dict):
-                message = exact_message
+            verbatim = False
+            if may_be_inexact(line):  # read again, keeping numbers beyond a double as they came
+                exact_message, verbatim, _ = parsed_message(line)
+                if isinstance(exact_message, dict) and isinstance(exact_message.get("result"), dict):
+                    message = exact_message
             result = message["result"]
             if result.get("nextCursor") is None:  # the client has listed every tool: no need to list again
                 self.listed = True

@@ -31,18 +31,42 @@ class Lines(asyncio.Protocol):
         self.buffer = bytearray()
 
     def data_received(self, data: bytes) -> None:
-        self.buffer += data
-        if b"\n" not in data:
+        end = data.rfind(b"\n") + 1
+        if not end:
+            self.buffer += data
             if len(self.buffer) > _MAX_LINE:
-                self.buffer.clear()
+                self.buffer = bytearray()
                 self.on_end(f"sent a message longer than {_MAX_LINE} bytes")
             return
-        *lines, rest = self.buffer.split(b"\n")
-        self.buffer = bytearray(rest)
-        self.on_lines([bytes(line) + b"\n" for line in lines if line.strip()])
+        # Each line is copied once, and a chunk that is one whole line not at all: a huge message
+        # must not cost several times its size before it is even read.
+        if self.buffer:
+            self.buffer += memoryview(data)[:end]
+            text, self.buffer = bytes(self.buffer), bytearray(memoryview(data)[end:])
+        else:
+            text, self.buffer = data[:end] if end < len(data) else data, bytearray(memoryview(data)[end:])
+        self.on_lines(_split(text))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.on_end(None)
+
+
+def _split(text: bytes) -> list[bytes]:
+    r"""The lines of ``text`` (which ends in a newline), each with its newline, blank ones left out.
+
+    >>> _split(b'{"a":1}\n \n{"b":2}\n'), _split(b'{"a":1}\n')
+    ([b'{"a":1}\n', b'{"b":2}\n'], [b'{"a":1}\n'])
+    """
+    if text.find(b"\n") == len(text) - 1:  # one line: no copy
+        return [] if text.isspace() else [text]
+    lines, start = [], 0
+    while start < len(text):
+        stop = text.index(b"\n", start) + 1
+        line = text[start:stop]
+        if not line.isspace():
+            lines.append(line)
+        start = stop
+    return lines
 
 
 class Writer(asyncio.Protocol):
