@@ -161,7 +161,8 @@ class Repairer:
         ``bool_type``...), a required property is ``missing`` at its name, each undeclared one
         ``extra_forbidden``, and any other keyword is its own name (``minimum``, ``enum``).
         Empty when the arguments validate, or when the validator cannot say why (the schema cannot be
-        used, the arguments cost too much or hold what JSON cannot); at most ``max_reasons``.
+        used, the arguments cost too much or hold what JSON cannot); at most ``max_reasons``, and
+        only the first for arguments holding more than 10,000 values.
 
         >>> from pydantic_lenient.repair.engine import Repairer
         >>> schema = {"properties": {"limit": {"type": "integer"}}, "required": ["query"]}
