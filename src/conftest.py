@@ -27,7 +27,7 @@ import pytest
 PACKAGE = "pydantic_lenient"
 PACKAGE_DIR = Path(__file__).parent / PACKAGE
 # Modules that need an optional extra (paths inside the package), and the package that extra brings.
-NEEDS_EXTRA = {"adapters/mcp.py": "mcp", "adapters/fastmcp.py": "fastmcp"}
+NEEDS_EXTRA = {"adapters/mcp.py": "mcp", "adapters/fastmcp.py": "fastmcp", "proxy/remote.py": "httpx2"}
 
 
 @pytest.fixture(autouse=True)

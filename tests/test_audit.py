@@ -55,19 +55,19 @@ def lenient_tool(
 
 
 EXPECTED_STRICT = [
-    ("error", "strict_tool.limit", "Optional[int]", "Optional[LenientInt]"),
+    ("error", "strict_tool.limit", "Optional[int]", "Lenient[Optional[LenientInt]]"),
     ("error", "strict_tool.offset", "Annotated[int, Field(ge=0)]", "LenientUInt"),
     ("error", "strict_tool.page", "Annotated[int, Field(gt=0)]", "LenientPositiveInt"),
     ("error", "strict_tool.dry_run", "bool", "StrictBoolish"),
     ("error", "strict_tool.ratio", "float", "LenientFloat"),
     ("note", "strict_tool.ids", "list[int]", "LenientJson[list[LenientInt]]"),
     ("error", "strict_tool.ids[]", "int", "LenientInt"),
-    ("note", "strict_tool.steps", "Optional[list[Step]]", "Optional[LenientJson[list[Lenient[Step]]]]"),
+    ("note", "strict_tool.steps", "Optional[list[Step]]", "Lenient[Optional[LenientJson[list[Lenient[Step]]]]]"),
     ("error", "strict_tool.steps[].count", "int", "LenientInt"),
     ("error", "strict_tool.steps[].done", "bool", "StrictBoolish"),
-    ("note", "strict_tool.point", "Optional[Point]", "Optional[Lenient[Point]]"),
+    ("note", "strict_tool.point", "Optional[Point]", "Lenient[Optional[Lenient[Point]]]"),
     ("error", "strict_tool.point.x", "float", "LenientFloat"),
-    ("note", "strict_tool.box", "Optional[Box]", "Optional[Lenient[Box]]"),
+    ("note", "strict_tool.box", "Optional[Box]", "Lenient[Optional[Lenient[Box]]]"),
     ("error", "strict_tool.box.width", "int", "LenientInt"),
     ("note", "strict_tool.weights", "dict[str, float]", "LenientJson[dict[str, LenientFloat]]"),
     ("error", "strict_tool.weights{}", "float", "LenientFloat"),
@@ -98,7 +98,7 @@ def test_recursive_models_are_audited_once() -> None:
 def test_report_is_readable() -> None:
     report = format_findings(audit([strict_tool])[:2])
     assert report.splitlines() == [
-        "error: strict_tool.limit: Optional[int] is not lenient; use Optional[LenientInt]",
+        "error: strict_tool.limit: Optional[int] is not lenient; use Lenient[Optional[LenientInt]]",
         "error: strict_tool.offset: Annotated[int, Field(ge=0)] is not lenient; use LenientUInt",
         "2 error(s), 0 note(s)",
     ]
@@ -132,7 +132,7 @@ def test_suggestions_keep_bounds() -> None:
     found = [(f.path, f.annotation, f.suggestion) for f in audit([bounded_tool])]
     assert found == [
         ("bounded_tool.limit", "Annotated[int, Field(ge=1, le=500)]", "Annotated[LenientInt, Field(ge=1, le=500)]"),
-        ("bounded_tool.page", "Optional[Annotated[int, Field(ge=1)]]", "Optional[LenientPositiveInt]"),
+        ("bounded_tool.page", "Optional[Annotated[int, Field(ge=1)]]", "Lenient[Optional[LenientPositiveInt]]"),
         ("bounded_tool.byte", "Annotated[int, Field(ge=0, le=255)]", "LenientU8"),
         ("bounded_tool.ratio", "Annotated[float, Field(gt=0, lt=1)]", "Annotated[LenientFloat, Field(gt=0, lt=1)]"),
     ]

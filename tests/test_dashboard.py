@@ -40,6 +40,7 @@ from pydantic_lenient.observe.dashboard import (
 from pydantic_lenient.observe.failures import FieldFailure
 from pydantic_lenient.observe.recorder import OutcomeRecorder
 from pydantic_lenient.observe.stats_file import load_outcomes
+from tests.conftest import CHROMIUM, require_external
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 ARTIFACTS = Path(
@@ -216,12 +217,9 @@ def test_a_corrupt_directory_is_an_error_on_the_page_and_in_the_command(
 
 @pytest.fixture(scope="module")
 def chromium() -> str:
+    require_external(CHROMIUM)
     path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if path is None:
-        message = "Chromium not installed: apt-get install chromium"
-        if os.environ.get("PYDANTIC_LENIENT_REQUIRE_CHROMIUM"):
-            pytest.fail(message)
-        pytest.skip(message)
+    assert path is not None
     return path
 
 

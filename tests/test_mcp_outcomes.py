@@ -148,7 +148,7 @@ def test_fastmcp_strict_digit_strings_suggest_the_lenient_annotation(tmp_path: P
     assert (annotation.param, annotation.annotation, annotation.replacement) == (
         "limit",
         "Optional[int]",
-        "Optional[LenientInt]",
+        "Lenient[Optional[LenientInt]]",
     )
     [rule] = [s.rule for s in suggest(stats) if s.rule]
     assert (rule["type"], rule["coerce_to"]) == ("type_coerce", "int")

@@ -1,14 +1,20 @@
 """The string "null" for nullable lenient fields, in every way the library offers, against hosts.
 
-``Lenient[Optional[...]]``, `lenient_tool` and the whole-server option (`lenient_model` of the
-argument model) take "null" as None where no other form of the field is a string, and advertise it
-in every style; a hand-written ``Optional[LenientUInt]`` refuses it on both sides; a field that
-takes strings keeps it as a string. Hypothesis against ``jsonschema``, and a corpus against Ajv 8.
+``Lenient[Optional[...]]``, `lenient_tool`, the whole-server option (`lenient_model` of the
+argument model), what ``pydantic-lenient fix`` writes and what `render_annotation` writes all take
+"null" as None where no other form of the field is a string, and advertise it in every style; a
+hand-written ``Optional[LenientUInt]`` refuses it on both sides; a field that takes strings keeps
+it as a string. Hypothesis against ``jsonschema``, and a corpus against Ajv 8.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import tempfile
+import textwrap
+import typing
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any, Optional, Union
 
 import pytest
@@ -16,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field, create_model
 
-from pydantic_lenient import LenientUInt, input_schema
+from pydantic_lenient import LenientUInt, input_schema, lenient_annotation, render_annotation
 from pydantic_lenient.schema.catalog import model_from_function
 from pydantic_lenient.testing import host_validator
 from pydantic_lenient.types.mapping import Lenient, lenient_model, lenient_tool
@@ -46,6 +52,87 @@ def _whole_server() -> type[BaseModel]:
     return lenient_model(model_from_function(tool))
 
 
+_SOURCE_DIRECTORY = Path(tempfile.mkdtemp(prefix="null_text_"))
+_HAS_LIBCST = importlib.util.find_spec("libcst") is not None
+
+
+def _module(name: str, source: str) -> Any:
+    path = _SOURCE_DIRECTORY / f"{name}.py"
+    path.write_text(textwrap.dedent(source).lstrip(), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(f"null_text_{name}", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_PLAIN_TOOL = """
+    from typing import Annotated, Optional
+
+    from pydantic import Field
+
+    from pydantic_lenient import LenientUInt
+
+
+    def tool(
+        plain: Optional[int] = None,
+        bounded: Annotated[Optional[int], Field(ge=1, le=500, description="Most")] = None,
+        inner_bounds: Optional[Annotated[int, Field(ge=1, le=500)]] = None,
+        by_hand: Optional[LenientUInt] = None,
+        flag: bool | None = None,
+        numbers: Optional[list[int]] = None,
+    ) -> None:
+        \"\"\"A tool as its author wrote it.\"\"\"
+
+
+    TOOLS = [tool]
+"""
+_PARAMETERS = ("plain", "bounded", "inner_bounds", "by_hand", "flag", "numbers")
+
+
+def _fixed() -> Any:
+    """The tool after ``pydantic-lenient fix``: every parameter takes "null" (by hand or not)."""
+    from pydantic_lenient.codemod.fix import fix_file
+
+    module = _module("plain_tool", _PLAIN_TOOL)
+    result = fix_file(module.__file__)
+    assert len(result.changes) == len(_PARAMETERS), result.changes
+    assert fix_file(module.__file__).changes == []  # idempotent
+    return _module("fixed_tool", result.fixed).tool
+
+
+def _rendered() -> Any:
+    """Each parameter's lenient form as `render_annotation` writes it, imported back as source."""
+    plain = _module("rendered_from", _PLAIN_TOOL).tool
+    hints = {name: lenient_annotation(plain.__annotations__[name]) for name in _PARAMETERS}
+    lines = [f"    {name}: {render_annotation(hint)} = None," for name, hint in hints.items()]
+    source = "\n".join(
+        [
+            "from typing import Annotated, Optional",
+            "from pydantic import Field",
+            "from pydantic_lenient import Lenient, LenientInt, LenientJson, LenientUInt, StrictBoolish",
+            "def tool(",
+            *lines,
+            ") -> None:",
+            "    pass",
+        ]
+    )
+    tool = _module("rendered_tool", source).tool
+    for name, hint in hints.items():  # the text is exactly the annotation it was written from
+        assert render_annotation(lenient_annotation(tool.__annotations__[name])) == render_annotation(hint), name
+    return tool
+
+
+def _parameter(make: Callable[[], Any], parameter: str) -> Callable[[], type[BaseModel]]:
+    """What makes a one-field model (named ``value``) of ``parameter`` of the tool ``make`` gives."""
+
+    def model() -> type[BaseModel]:
+        return _field(typing.get_type_hints(make(), include_extras=True)[parameter])
+
+    return model
+
+
 # name: (model, what "null" gives: None, the string itself, or refused on both sides)
 NULL_REFUSED = object()
 FIELDS: dict[str, tuple[Callable[[], type[BaseModel]], Any]] = {
@@ -58,6 +145,10 @@ FIELDS: dict[str, tuple[Callable[[], type[BaseModel]], Any]] = {
     "lenient_tool": (_decorated, None),
     "whole server": (_whole_server, None),
     "Optional[LenientUInt] by hand": (lambda: _field(Optional[LenientUInt]), NULL_REFUSED),
+    **{f"render_annotation: {parameter}": (_parameter(_rendered, parameter), None) for parameter in _PARAMETERS},
+    **{
+        f"fix: {parameter}": (_parameter(_fixed, parameter), None) for parameter in (_PARAMETERS if _HAS_LIBCST else ())
+    },
     "Lenient[Optional[str]]": (lambda: _field(_LENIENT[Optional[str]]), "null"),
     "Lenient[Optional[int | str]]": (lambda: _field(_LENIENT[Union[int, str, None]]), "null"),
 }
@@ -75,7 +166,7 @@ def _agrees(name: str, host_accepts: bool, value: Any, verdict: Verdict) -> bool
     if agrees(host_accepts, value, verdict):
         return True
     # Hosts do not check JSON text's content (the README's listed exception 4).
-    return name.endswith("[list[int]]]") and host_accepts and isinstance(value, str)
+    return name.endswith(("[list[int]]]", ": numbers")) and host_accepts and isinstance(value, str)
 
 
 @pytest.mark.parametrize("name", list(FIELDS))

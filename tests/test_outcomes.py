@@ -464,9 +464,9 @@ def test_annotation_suggestions_use_the_audits_lenient_form(tmp_path: Path) -> N
     recorder.close()
     annotations = [s for s in suggest(stats) if s.kind == "annotation"]
     assert [(s.param, s.annotation, s.replacement, s.evidence) for s in annotations] == [
-        ("limit", "Optional[int]", "Optional[LenientInt]", 3)
+        ("limit", "Optional[int]", "Lenient[Optional[LenientInt]]", 3)
     ]
-    assert str(annotations[0]).startswith("search.limit: Optional[int] -> Optional[LenientInt]")
+    assert str(annotations[0]).startswith("search.limit: Optional[int] -> Lenient[Optional[LenientInt]]")
     assert load_outcomes(tmp_path).annotations  # kept for `pydantic-lenient suggest LOG_DIR`
 
 

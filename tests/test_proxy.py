@@ -28,6 +28,7 @@ from typing import Any, NamedTuple, TextIO, TypeVar
 
 import pytest
 
+from tests.conftest import SERVER_EVERYTHING, require_external
 from tests.sdks import require
 
 require("mcp")
@@ -61,12 +62,9 @@ Upstream = list[str] | Remote  # a command (stdio) or a remote server
 
 def _node() -> str:
     """node, with server-everything installed; skipped (or failed in CI) without them."""
+    require_external(SERVER_EVERYTHING)
     node = shutil.which("node")
-    if node is None or not (EVERYTHING / "index.js").is_file():
-        message = "server-everything not installed: run `npm ci --prefix tests/upstream` (needs node)"
-        if os.environ.get("PYDANTIC_LENIENT_REQUIRE_UPSTREAM"):
-            pytest.fail(message)
-        pytest.skip(message)
+    assert node is not None
     return node
 
 
@@ -508,9 +506,11 @@ SECRET = "Pl4nted-s3cret"
 
 
 def test_a_secret_in_any_argument_position_reaches_no_file_the_proxy_writes(tmp_path: Path) -> None:
-    """In a value, a key, an unknown name, a nested object, an array, JSON text, a refused value, a
-    conflicting alias: with --log-dir and --rules (no --sample-chars), no file under the log
-    directory holds the secret, while the calls themselves carry it to the upstream."""
+    """In a value, a nested key, an unknown name's value, a nested object, an array, JSON text, a
+    refused value, a conflicting alias: with --log-dir and --rules (no --sample-chars), no file under
+    the log directory holds the secret, while the calls themselves carry it to the upstream. An
+    argument name the tool does not declare is recorded by name (issue 23: so that `suggest` can
+    propose an alias), never its value."""
     received = tmp_path / "received.jsonl"
     upstream = [*_python_upstream(tmp_path, _CHANGING_TOOLS), str(received)]
     rules = tmp_path / "rules.json"
@@ -523,7 +523,7 @@ def test_a_secret_in_any_argument_position_reaches_no_file_the_proxy_writes(tmp_
         {"n": "2", "s": SECRET},  # repaired
         {"n": SECRET},  # refused: the value
         {"n": f"{SECRET}1"},
-        {"n": 3, SECRET: 1},  # an unknown name
+        {"n": 3, "stray": SECRET},  # an unknown name: its name is recorded, its value never
         {"n": 4, "inner": {SECRET: SECRET, "flag": "true"}},  # a nested key and value, repaired
         {"n": 5, "inner": {"deep": {"x": [SECRET]}, "flag": SECRET}},
         {"n": 6, "items": [1, SECRET]},  # an array item
@@ -552,6 +552,7 @@ def test_a_secret_in_any_argument_position_reaches_no_file_the_proxy_writes(tmp_
     }
     for path in written:
         assert SECRET.encode() not in path.read_bytes(), path.name
+    assert b'"stray"' in (log_dir / "outcomes.json").read_bytes()  # the name, for a suggested alias
 
 
 # ---- remote upstreams: sessions, SSE, resumption and headers

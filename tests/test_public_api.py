@@ -4,6 +4,8 @@ import importlib
 import inspect
 import pkgutil
 import re
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -25,12 +27,43 @@ def test_all_is_sorted() -> None:
 
 
 def test_all_lists_every_public_name() -> None:
+    for name in pydantic_lenient.__all__:
+        getattr(pydantic_lenient, name)  # the root loads its names on first use
     public = {
         name
         for name, value in vars(pydantic_lenient).items()
         if not name.startswith("_") and not inspect.ismodule(value)
     }
     assert public == set(pydantic_lenient.__all__)
+
+
+def test_dir_lists_every_public_name_before_it_loads() -> None:
+    assert set(pydantic_lenient.__all__) <= set(dir(pydantic_lenient))
+    with pytest.raises(AttributeError, match="no attribute 'LenientIntt'"):
+        getattr(pydantic_lenient, "LenientIntt")  # noqa: B009
+
+
+def _modules_loaded_by(statement: str) -> set[str]:
+    """The modules a fresh interpreter has loaded after running ``statement``."""
+    completed = subprocess.run(
+        [sys.executable, "-c", f"{statement}; import sys; print(' '.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return set(completed.stdout.split())
+
+
+def test_nothing_heavy_is_imported_before_it_is_used() -> None:
+    """`bench_import.py` measures the cost; this says what is left out until a name needs it."""
+    heavy = {"asyncio", "concurrent.futures", "pydantic.main", "pydantic_lenient.normalizer", "pydantic_lenient.schema"}
+    assert not _modules_loaded_by("import pydantic_lenient") & heavy
+    types_only = _modules_loaded_by("from pydantic_lenient import LenientInt, LenientJson, StrictBoolish")
+    assert not types_only & {"asyncio", "concurrent.futures", "pydantic_lenient.normalizer", "pydantic_lenient.schema"}
+    # Building a TypeAdapter at import would load pydantic's plugin machinery (importlib.metadata).
+    everything = _modules_loaded_by("from pydantic_lenient import *")
+    assert not everything & {"asyncio", "concurrent.futures", "pydantic.plugin._loader"}
 
 
 # Modules that need an optional extra, and the package that extra brings.
@@ -58,12 +91,13 @@ NEEDS_EXTRA = {
     "codemod.fix": "libcst",
 }
 
-# Every public module at any depth (subpackages included), named from the package.
+# Every public module at any depth (subpackages included), named from the package; `adapters` and
+# `types` export nothing themselves (the SDKs are optional; the root exports the types).
 PUBLIC_MODULES = sorted(
     info.name.removeprefix("pydantic_lenient.")
     for info in pkgutil.walk_packages(pydantic_lenient.__path__, "pydantic_lenient.")
     if not any(part.startswith("_") for part in info.name.split("."))
-    and info.name.removeprefix("pydantic_lenient.") not in {"testing", "pytest_plugin", "adapters"}
+    and info.name.removeprefix("pydantic_lenient.") not in {"testing", "pytest_plugin", "adapters", "types"}
 )
 
 

@@ -7,7 +7,7 @@ from typing import Optional
 import pytest
 from pydantic import BaseModel, Field
 
-from pydantic_lenient import LenientJson, LenientU32, LenientUInt
+from pydantic_lenient import LenientJson, LenientU32, LenientU64, LenientUInt
 from pydantic_lenient.pytest_plugin import LenientChecks
 from pydantic_lenient.testing import (
     advertised_types,
@@ -22,13 +22,22 @@ class Search(BaseModel):
     folder: str
     limit: Optional[LenientUInt] = None
     uid: LenientU32 = 0
+    big: LenientU64 = 0  # its exact range pattern would pass 200 characters: the plain one is advertised
     urls: Optional[LenientJson[list[str]]] = None
     renamed: int = Field(default=0, alias="renamedField")
 
 
+# The digit strings from 0 to 2**32 - 1, leading zeros allowed as LenientU32 reads them.
+U32_DIGITS = (
+    "^0*(?:0|[1-9][0-9]{0,8}|[1-3][0-9]{9}|4(?:[0-1][0-9]{8}|2(?:[0-8][0-9]{7}|9(?:[0-3][0-9]{6}|4(?:[0-8][0-9]{5}"
+    "|9(?:[0-5][0-9]{4}|6(?:[0-6][0-9]{3}|7(?:[0-1][0-9]{2}|2(?:[0-8][0-9]|9[0-5])))))))))$"
+)
+
+
 def test_field_schema_passes_and_fails() -> None:
     assert_field_schema(Search, "limit", types={"integer", "string", "null"}, pattern="^[0-9]+$", minimum=0)
-    assert_field_schema(Search, "uid", style="any-of", maximum=2**32 - 1, pattern="^[0-9]+$")
+    assert_field_schema(Search, "uid", style="any-of", maximum=2**32 - 1, pattern=U32_DIGITS)
+    assert_field_schema(Search, "big", style="any-of", maximum=2**64 - 1, pattern="^[0-9]+$")
     assert_field_schema(Search, "uid", style="strict", types={"integer"}, pattern=None)
     with pytest.raises(
         AssertionError, match=r"types are \['integer', 'null', 'string'\], expected \['integer', 'null'\]"
@@ -48,15 +57,20 @@ def test_accepts_passes_and_names_the_side_that_refused() -> None:
     assert assert_accepts(Search, {"folder": "x", "limit": "100"}).limit == 100  # type: ignore[attr-defined]
     with pytest.raises(AssertionError, match=r"the host refuses: limit: .*the model refuses: limit: Input should be"):
         assert_accepts(Search, {"folder": "x", "limit": "abc"})
-    with pytest.raises(AssertionError, match=r"the host accepts .* and the model refuses: uid: Input should be less"):
+    with pytest.raises(AssertionError, match=r"the host accepts .* and the model refuses: big: Input should be less"):
+        assert_accepts(Search, {"folder": "x", "big": str(2**64)})
+    with pytest.raises(
+        AssertionError, match=r"the host refuses: uid: .* and the model refuses: uid: Input should be less"
+    ):
         assert_accepts(Search, {"folder": "x", "uid": "4294967296"})
 
 
 def test_rejects_passes_and_names_the_side_that_accepted() -> None:
     assert "lenient_int" in assert_rejects(Search, {"folder": "x", "limit": " 1"})
-    assert "less_than_equal" in assert_rejects(Search, {"folder": "x", "uid": "4294967296"}, host_may_accept=True)
+    assert "less_than_equal" in assert_rejects(Search, {"folder": "x", "uid": "4294967296"})
+    assert "less_than_equal" in assert_rejects(Search, {"folder": "x", "big": str(2**64)}, host_may_accept=True)
     with pytest.raises(AssertionError, match=r"the host accepts .* and the model refuses"):
-        assert_rejects(Search, {"folder": "x", "uid": "4294967296"})
+        assert_rejects(Search, {"folder": "x", "big": str(2**64)})
     with pytest.raises(AssertionError, match=r"the host accepts .* and the model accepts"):
         assert_rejects(Search, {"folder": "x", "limit": "1"})
 

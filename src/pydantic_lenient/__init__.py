@@ -1,54 +1,64 @@
-"""Pydantic v2 types for LLM tool inputs: a widened schema and an exact validator that agree."""
+"""Pydantic v2 types for LLM tool inputs: a widened schema and an exact validator that agree.
+
+The public names load on first use (PEP 562, as pydantic's own root does), so `import pydantic_lenient`
+costs little more than `import pydantic`, and a program that uses only the types never imports the
+normalizer, the catalog or asyncio.
+"""
+
+import importlib
+import typing
 
 from ._version import __version__ as __version__
-from .normalizer.engine import (
-    NormalizationConflict,
-    Normalizer,
-    NormalizeResult,
-    Rule,
-    RuleError,
-    StatsFileError,
-    rules_from_model,
-)
-from .schema.audit import Finding, audit
-from .schema.catalog import ToolSpec, tool_catalog, tool_specs
-from .schema.styles import STYLES, LenientJsonSchema, Style, apply_style, generator_for
-from .schema.targets import TARGETS, Target, TargetSchema, input_schema, target_schema, to_target
-from .types.booleans import StrictBoolish
-from .types.exact_leaves import DigitText, ExactNumber, FromText
-from .types.floats import LenientFloat
-from .types.integers import (
-    LenientI8,
-    LenientI16,
-    LenientI32,
-    LenientI64,
-    LenientInt,
-    LenientPositiveInt,
-    LenientU8,
-    LenientU16,
-    LenientU32,
-    LenientU64,
-    LenientUInt,
-)
-from .types.json_values import (
-    DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_LENGTH,
-    AcceptJsonText,
-    JsonText,
-    JsonTextOf,
-    LenientJson,
-)
-from .types.mapping import (
-    KeptAsIs,
-    Lenient,
-    LenientForm,
-    lenient_annotation,
-    lenient_form,
-    lenient_model,
-    lenient_tool,
-)
-from .types.null_text import NullText
-from .types.rendering import render_annotation
+
+if typing.TYPE_CHECKING:
+    from .normalizer.engine import (
+        NormalizationConflict,
+        Normalizer,
+        NormalizeResult,
+        Rule,
+        RuleError,
+        StatsFileError,
+        rules_from_model,
+    )
+    from .schema.audit import Finding, audit
+    from .schema.catalog import ToolSpec, tool_catalog, tool_specs
+    from .schema.styles import STYLES, LenientJsonSchema, Style, apply_style, generator_for
+    from .schema.targets import TARGETS, Target, TargetSchema, input_schema, target_schema, to_target
+    from .types.booleans import StrictBoolish
+    from .types.exact_leaves import DigitText, ExactNumber, FromText
+    from .types.floats import LenientFloat
+    from .types.integers import (
+        LenientI8,
+        LenientI16,
+        LenientI32,
+        LenientI64,
+        LenientInt,
+        LenientPositiveInt,
+        LenientU8,
+        LenientU16,
+        LenientU32,
+        LenientU64,
+        LenientUInt,
+    )
+    from .types.json_values import (
+        DEFAULT_MAX_DEPTH,
+        DEFAULT_MAX_LENGTH,
+        AcceptJsonText,
+        JsonText,
+        JsonTextOf,
+        LenientJson,
+    )
+    from .types.mapping import (
+        KeptAsIs,
+        Lenient,
+        LenientForm,
+        lenient_annotation,
+        lenient_form,
+        lenient_model,
+        lenient_tool,
+    )
+    from .types.null_text import NullText
+    from .types.rendering import render_annotation
 
 __all__ = (
     "DEFAULT_MAX_DEPTH",
@@ -106,3 +116,75 @@ __all__ = (
     "tool_catalog",
     "tool_specs",
 )
+
+# Each public name, and the module (under this package) that defines it.
+_MODULE_OF: dict[str, str] = {
+    "NormalizationConflict": "normalizer.engine",
+    "Normalizer": "normalizer.engine",
+    "NormalizeResult": "normalizer.engine",
+    "Rule": "normalizer.engine",
+    "RuleError": "normalizer.engine",
+    "StatsFileError": "normalizer.engine",
+    "rules_from_model": "normalizer.engine",
+    "Finding": "schema.audit",
+    "audit": "schema.audit",
+    "ToolSpec": "schema.catalog",
+    "tool_catalog": "schema.catalog",
+    "tool_specs": "schema.catalog",
+    "STYLES": "schema.styles",
+    "LenientJsonSchema": "schema.styles",
+    "Style": "schema.styles",
+    "apply_style": "schema.styles",
+    "generator_for": "schema.styles",
+    "TARGETS": "schema.targets",
+    "Target": "schema.targets",
+    "TargetSchema": "schema.targets",
+    "input_schema": "schema.targets",
+    "target_schema": "schema.targets",
+    "to_target": "schema.targets",
+    "StrictBoolish": "types.booleans",
+    "DigitText": "types.exact_leaves",
+    "ExactNumber": "types.exact_leaves",
+    "FromText": "types.exact_leaves",
+    "LenientFloat": "types.floats",
+    "LenientI8": "types.integers",
+    "LenientI16": "types.integers",
+    "LenientI32": "types.integers",
+    "LenientI64": "types.integers",
+    "LenientInt": "types.integers",
+    "LenientPositiveInt": "types.integers",
+    "LenientU8": "types.integers",
+    "LenientU16": "types.integers",
+    "LenientU32": "types.integers",
+    "LenientU64": "types.integers",
+    "LenientUInt": "types.integers",
+    "DEFAULT_MAX_DEPTH": "types.json_values",
+    "DEFAULT_MAX_LENGTH": "types.json_values",
+    "AcceptJsonText": "types.json_values",
+    "JsonText": "types.json_values",
+    "JsonTextOf": "types.json_values",
+    "LenientJson": "types.json_values",
+    "KeptAsIs": "types.mapping",
+    "Lenient": "types.mapping",
+    "LenientForm": "types.mapping",
+    "lenient_annotation": "types.mapping",
+    "lenient_form": "types.mapping",
+    "lenient_model": "types.mapping",
+    "lenient_tool": "types.mapping",
+    "NullText": "types.null_text",
+    "render_annotation": "types.rendering",
+}
+
+
+def __getattr__(name: str) -> object:
+    try:
+        module = _MODULE_OF[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return [*globals(), *_MODULE_OF]

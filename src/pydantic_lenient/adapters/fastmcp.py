@@ -14,7 +14,9 @@
   (`Normalizer.register_tools`), so its calls are counted under its name.
 * With a ``log_dir`` (or an `OutcomeRecorder` as ``recorder``), every ``tools/call`` is recorded:
   ok, refused by validation (each field's error type and value shape), or failed in the tool, with
-  its duration and the normalizations applied (`pydantic_lenient.observe.recorder`).
+  its duration and the normalizations applied (`pydantic_lenient.observe.recorder`). An argument
+  name the tool does not declare is recorded in every case, with the declared name it is near;
+  FastMCP still decides whether it is refused or ignored.
 
 FastMCP validates arguments against the function itself, with no pre-parsing, so lenient
 parameters need nothing more: they stay lenient even under ``strict_input_validation=True``.
@@ -37,7 +39,7 @@ from fastmcp.tools.function_parsing import ParsedFunction
 from pydantic import ValidationError
 
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
-from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT
+from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, unknown_parameters
 from pydantic_lenient.observe.recorder import OutcomeRecorder, adapter_recorder
 from pydantic_lenient.schema.catalog import model_from_function
 from pydantic_lenient.schema.styles import Style
@@ -82,6 +84,7 @@ class LenientMiddleware(Middleware):
         saving every 30 s and at exit); pass your own ``recorder`` instead for other settings."""
         self.recorder = adapter_recorder(recorder, log_dir, normalizer)
         self._described: set[str] = set()
+        self._parameters: dict[str, frozenset[str]] = {}  # each described tool's parameter names
         self.normalizer = normalizer
         self.style: Style = style
         self.lenient_parameters = lenient_parameters
@@ -116,19 +119,23 @@ class LenientMiddleware(Middleware):
             return await call_next(context)
         if params.name not in self._described:
             await self._describe(context, params.name)
+        arguments = context.message.arguments or {}
+        known = self._parameters.get(params.name, ())
+        # Names the tool does not declare are recorded however the call ends; whether they are
+        # refused or ignored stays FastMCP's (and the tool's) own setting.
+        unknown = unknown_parameters(arguments, known) if known else ()
         try:
             response = await call_next(context)
         except BaseException as error:
-            arguments = context.message.arguments
             refusal = _validation_error(error)
             if refusal is not None:  # its field failures are worked out off the call path
-                self.recorder.record_refusal(params.name, _since(started), refusal, arguments, norms=norms)
+                self.recorder.record_refusal(params.name, _since(started), refusal, arguments, known=known, norms=norms)
             elif isinstance(error, FastMCPValidationError):
-                self.recorder.record(params.name, "refused", _since(started), norms=norms)
+                self.recorder.record(params.name, "refused", _since(started), failures=unknown, norms=norms)
             else:
-                self.recorder.record(params.name, "error", _since(started), norms=norms)
+                self.recorder.record(params.name, "error", _since(started), failures=unknown, norms=norms)
             raise
-        self.recorder.record(params.name, "ok", _since(started), norms=norms)
+        self.recorder.record(params.name, "ok", _since(started), failures=unknown, norms=norms)
         return response
 
     async def _describe(self, context: MiddlewareContext[Any], name: str) -> None:
@@ -139,6 +146,7 @@ class LenientMiddleware(Middleware):
         if tool is None:
             return  # an unknown name: not remembered, so names sent by clients cannot pile up here
         self._described.add(name)
+        self._parameters[name] = frozenset(tool.parameters.get("properties", {}))
         function = getattr(tool, "fn", None)
         if function is not None:
             model = model_from_function(function, keep=tool.parameters.get("properties", {}))

@@ -4,7 +4,9 @@
     server.tool()(search)
     make_lenient(server, normalizer=Normalizer.from_file("rules.json"))
 
-`make_lenient` does this for every tool registered now or later:
+`make_lenient` does this for every tool registered now or later, as it is registered, so an
+in-process ``await server.list_tools()``, `pydantic_lenient.tool_catalog` of the server and a
+client over any transport all see the same schemas:
 
 * ``tools/list`` advertises each tool's input schema in a chosen style (default ``type-array``):
   the SDK's own schema, through the style stage (`pydantic_lenient.apply_style`).
@@ -23,16 +25,19 @@
   (`Normalizer.register_tools`), so its calls are counted under its name.
 * With a ``log_dir`` (or an `OutcomeRecorder` as ``recorder``), every ``tools/call`` is recorded:
   ok, refused by validation (each field's error type and value shape), or failed in the tool, with
-  its duration and the normalizations applied (`pydantic_lenient.observe.recorder`).
+  its duration and the normalizations applied (`pydantic_lenient.observe.recorder`). An argument
+  name the tool does not declare is recorded in every case, with the declared name it is near;
+  the SDK still decides whether it is refused or ignored.
 
 The SDK's public hooks carry all of it: server middleware, the ``Tool.fn_metadata`` field and its
 ``FuncMetadata.pre_parse_json`` method. The one private name, the server's tool manager, is read in
-`_registered_tools` and `_tool` only. Needs the ``mcp`` extra.
+`_registered_tools`, `_tool` and `_patch_on_registration` only. Needs the ``mcp`` extra.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import time
 import types
@@ -49,7 +54,7 @@ from pydantic import PrivateAttr, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
-from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure
+from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, unknown_parameters
 from pydantic_lenient.observe.outcomes import Status
 from pydantic_lenient.observe.recorder import OutcomeRecorder, adapter_recorder
 from pydantic_lenient.schema.styles import Style
@@ -122,6 +127,7 @@ def make_lenient(
     )
     server.middleware.append(middleware)
     middleware.patch_tools()
+    _patch_on_registration(server, middleware)
     return server
 
 
@@ -133,6 +139,21 @@ def _registered_tools(server: MCPServer) -> list[Tool]:
 
 def _tool(server: MCPServer, name: str) -> Tool | None:
     return server._tool_manager.get_tool(name)
+
+
+def _patch_on_registration(server: MCPServer, middleware: LenientServerMiddleware) -> None:
+    """Patch each tool as the server registers it, not at the next message: the SDK lists tools
+    (in process, or to a transport) without running middleware first."""
+    manager = server._tool_manager
+    register = manager.add_tool
+
+    @functools.wraps(register)
+    def add_tool(*args: Any, **kwargs: Any) -> Tool:
+        tool = register(*args, **kwargs)
+        middleware.patch_tools()
+        return tool
+
+    manager.add_tool = add_tool  # type: ignore[method-assign]  # on this server's manager only
 
 
 def _metadata(server: MCPServer, name: str) -> LenientFuncMetadata | None:
@@ -217,8 +238,12 @@ class LenientServerMiddleware:
         finally:
             _REFUSAL.reset(token)
         duration_ms = (time.perf_counter() - started) * 1000
+        metadata = _metadata(self.server, name)
+        # Names the tool does not declare are recorded however the call ends; whether they are
+        # refused or ignored stays the SDK's (and the tool's) own setting.
+        unknown = unknown_parameters(arguments, metadata.parameter_names) if metadata is not None else ()
         if not _is_error(response):
-            self.recorder.record(name, "ok", duration_ms, norms=norms)
+            self.recorder.record(name, "ok", duration_ms, failures=unknown, norms=norms)
         elif (
             refusal.error is not None
             and refusal.metadata is not None
@@ -230,7 +255,7 @@ class LenientServerMiddleware:
             refused = refusal.error.with_traceback(None)  # handled: its frames need not live until the flush
             self.recorder.record_refusal(name, duration_ms, refused, arguments, known=known, norms=norms)
         else:
-            self.recorder.record(name, "error", duration_ms, norms=norms)
+            self.recorder.record(name, "error", duration_ms, failures=unknown, norms=norms)
         return response
 
     def _record(

@@ -3,13 +3,15 @@
 The file is imported (as ``catalog`` does) to find its tools: functions, models, and the tools of
 an MCP server object. Each tool parameter and model field whose annotation `lenient_annotation`
 changes is rewritten in the concrete syntax tree (LibCST), so formatting, comments and the
-arguments of ``Field(...)`` stay exactly as written: ``Optional[int]`` becomes
-``Optional[LenientInt]``, ``Annotated[int, Field(ge=1)]`` becomes
-``Annotated[LenientInt, Field(ge=1)]``, ``list[Step]`` becomes ``LenientJson[list[Lenient[Step]]]``.
-The names it uses are imported from ``pydantic_lenient``, ``typing`` and ``pydantic``; a name the
-module binds to anything else, anywhere, is imported under an alias no code in the module uses
-(``from pydantic import Field as _lenient_Field``), so a later ``from sqlmodel import Field`` cannot
-change what a rewritten annotation means.
+arguments of ``Field(...)`` stay exactly as written: ``int`` becomes ``LenientInt``,
+``list[Step]`` becomes ``LenientJson[list[Lenient[Step]]]``. Where the names alone cannot write the
+lenient form exactly, the annotation as written goes inside ``Lenient[...]``: ``Optional[int]``
+becomes ``Lenient[Optional[int]]`` (which, like every way in, takes the string ``"null"``), and
+``Annotated[int, Field(ge=1)]`` becomes ``Lenient[Annotated[int, Field(ge=1)]]`` (bounds checked in
+the marker, natively). The names it uses are imported from ``pydantic_lenient``, ``typing`` and
+``pydantic``; a name the module binds to anything else, anywhere, is imported under an alias no code
+in the module uses (``from pydantic import Field as _lenient_Field``), so a later
+``from sqlmodel import Field`` cannot change what a rewritten annotation means.
 
 Only what it can identify in the source is rewritten: a function whose ``def`` is on the line its
 code object names (two ``def tool`` in the branches of an ``if`` are told apart), a model whose class
@@ -42,10 +44,10 @@ from pydantic import BaseModel
 
 from pydantic_lenient.schema.catalog import is_fastmcp_server, is_official_sdk_server, is_tool_object, run_sync
 from pydantic_lenient.schema.loading import load_target
-from pydantic_lenient.types.annotations import UNION_TYPES, split_annotated, with_metadata
+from pydantic_lenient.types.annotations import UNION_TYPES, function_hints, split_annotated, with_metadata
 from pydantic_lenient.types.booleans import _StrictBoolish
-from pydantic_lenient.types.floats import LenientFloat, _LenientFloat
-from pydantic_lenient.types.integers import LenientInt, _LenientInt
+from pydantic_lenient.types.floats import _LenientFloat
+from pydantic_lenient.types.integers import _LenientInt
 from pydantic_lenient.types.json_values import AcceptJsonText
 from pydantic_lenient.types.lenient_classes import ORIGINALS
 from pydantic_lenient.types.mapping import lenient_annotation
@@ -358,7 +360,7 @@ class _Rewriter(cst.CSTTransformer):
         function = self._function_at(qualname, original)
         if function is None:
             return updated
-        hints = typing.get_type_hints(function, include_extras=True)
+        hints = function_hints(function)
 
         def fix_parameter(parameter: cst.Param) -> cst.Param:
             name = parameter.name.value
@@ -394,12 +396,10 @@ class _Rewriter(cst.CSTTransformer):
     def _rewrite(self, node: cst.BaseExpression, hint: Any, lenient: Any) -> cst.BaseExpression:
         base, metadata = split_annotated(hint)
         new_base, new_metadata = split_annotated(lenient)
-        if new_metadata and isinstance(new_metadata[-1], NullText) and NullText() not in metadata:
-            # What source can say is Optional[LenientInt], which refuses the string "null" (README).
-            new_metadata = new_metadata[:-1]
-            lenient = with_metadata(new_base, new_metadata)
         if lenient is hint or lenient == hint:
             return node
+        if _only_lenient_says(metadata, new_metadata):
+            return self._subscript("Lenient", node)
         if new_metadata and new_metadata[-1] == AcceptJsonText() and AcceptJsonText() not in metadata:
             inner = with_metadata(new_base, new_metadata[:-1])
             if not new_metadata[:-1] and new_base in ORIGINALS and new_base is not base:
@@ -415,12 +415,6 @@ class _Rewriter(cst.CSTTransformer):
                     return self._with_first_element(node, self._name(alias))
             if alias is not None and len(new_metadata) == 1:
                 return self._name(alias)  # a named type that carries the bounds itself
-            if alias is None and self._annotated_parts(node) is not None:
-                # Bounds the mapping moves into the marker: the source keeps its Field(...) as written.
-                name = "LenientInt" if isinstance(new_metadata[0], _LenientInt) else "LenientFloat"
-                as_written = with_metadata(LenientInt if name == "LenientInt" else LenientFloat, metadata)
-                if render_annotation(lenient_annotation(as_written)) == render_annotation(lenient):
-                    return self._with_first_element(node, self._name(name))
         if metadata and metadata == new_metadata and self._annotated_parts(node) is not None:
             first = self._annotated_parts(node)
             assert first is not None
@@ -567,7 +561,20 @@ def _replace_bit_or_operands(node: cst.BaseExpression, replacements: Iterator[cs
 
 def _is_lenient_as_written(hint: Any, lenient: Any) -> bool:
     """Whether ``hint`` already is the lenient annotation, written with its bounds after the marker."""
-    without_null_text = split_annotated(lenient)
-    if without_null_text[1] and isinstance(without_null_text[1][-1], NullText):
-        lenient = with_metadata(without_null_text[0], without_null_text[1][:-1])
     return render_annotation(hint) == render_annotation(lenient)
+
+
+def _only_lenient_says(metadata: tuple[Any, ...], new_metadata: tuple[Any, ...]) -> bool:
+    """Whether the lenient form has a part that the names alone cannot write exactly, so that fix
+    writes ``Lenient[...]`` around the annotation as it is: the `NullText` of an ``Optional`` (a
+    hand-written ``Optional[LenientInt]`` refuses the string ``"null"``), or bounds the mapping moved
+    into a new marker (after a hand-written ``LenientInt`` pydantic checks them in Python, ~2x slower)."""
+    if any(isinstance(marker, NullText) for marker in new_metadata) and NullText() not in metadata:
+        return True
+    if any(isinstance(marker, (_LenientInt, _LenientFloat)) for marker in metadata):
+        return False  # a marker written by hand is kept as written
+    return (
+        bool(new_metadata)
+        and isinstance(new_metadata[0], (_LenientInt, _LenientFloat))
+        and (new_metadata[0] not in ALIAS_NAMES)
+    )

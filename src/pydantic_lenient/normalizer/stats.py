@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import itertools
 import json
 import os
@@ -125,7 +126,10 @@ class StatsSnapshot(TypedDict):
     recent_normalizations: list[RecentEntry]
 
 
-_SNAPSHOT: TypeAdapter[StatsSnapshot] = TypeAdapter(StatsSnapshot)
+@functools.cache
+def _snapshot_adapter() -> TypeAdapter[StatsSnapshot]:
+    # Built on first load, not at import: a TypeAdapter costs `import pydantic_lenient` tens of milliseconds.
+    return TypeAdapter(StatsSnapshot)
 
 
 class StatsFileError(ValueError):
@@ -161,7 +165,7 @@ def load_stats(path: str | os.PathLike[str]) -> StatsSnapshot:
     except ValueError as error:
         raise StatsFileError(f"{path} is not valid JSON: {error}") from None
     try:
-        stats = _SNAPSHOT.validate_python(document)
+        stats = _snapshot_adapter().validate_python(document)
     except ValidationError as error:
         first = error.errors(include_url=False, include_input=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "the document"

@@ -8,7 +8,7 @@ annotations, all bounded, folded in one outcome at a time and read out as `Outco
 
 Failures are grouped into error patterns by tool, parameter, error type and shape, with counts,
 first and last seen, and hourly buckets; unknown and missing names that arrive in the same call are
-counted as pairs.
+counted as pairs, and so is an unknown name with the declared name it is near (`FieldFailure.near`).
 """
 
 from __future__ import annotations
@@ -86,8 +86,15 @@ def _fold_plan(tool: str, failures: tuple[FieldFailure, ...]) -> _FoldPlan:
         audit_error_text(key.param, key.error_type, key.shape, sample)
         for key, sample in zip(keys, samples, strict=True)
     )
-    pairs = tuple(_PairKey(tool, unknown_name, missing_name) for unknown_name in unknown for missing_name in missing)
-    return _FoldPlan(keys, samples, pairs, errors)
+    pairs = [_PairKey(tool, unknown_name, missing_name) for unknown_name in unknown for missing_name in missing]
+    # An unknown name near a declared one the call did not send is alias evidence too, the call
+    # ok or not (``max_len`` for an optional ``maxLen``).
+    nearby = [failure for failure in failures if failure.error_type == "unknown_parameter" and failure.near]
+    pairs += [
+        _PairKey(tool, clean_name(failure.param), clean_name(failure.near or ""))
+        for failure in nearby[:_PAIRS_PER_CALL]
+    ]
+    return _FoldPlan(keys, samples, tuple(dict.fromkeys(pairs)), errors)
 
 
 @dataclass(slots=True)

@@ -73,8 +73,11 @@ class Suggestion:
 def suggest(stats: OutcomeStats, *, min_count: int = 3) -> list[Suggestion]:
     """Rules and annotation changes that the recorded failures support ``min_count`` times or more.
 
-    * an unknown name sent in calls that lacked a required one → ``param_alias`` (for each unknown
-      name, the missing name it came with most often; ties go to the more similar name);
+    * an unknown name sent in calls that lacked a required one, or near a declared one the calls did
+      not send (another case or case convention, ``old_str`` for ``old_text``; see
+      `pydantic_lenient.observe.failures.near`), refused or
+      not → ``param_alias`` (for each unknown name, the name it came with most often; ties go to
+      the more similar name);
     * boolean text refused for a boolean → ``type_coerce`` to ``bool`` (digit strings for an
       integer → ``int``, number strings for a float → ``float``);
     * JSON text refused for an array or object → ``json_accept_both`` converting to ``json``;

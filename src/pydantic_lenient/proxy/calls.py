@@ -6,7 +6,9 @@ With an `OutcomeRecorder`, every ``tools/call`` is recorded as the MCP adapters 
 error a call the proxy found invalid against the tool's schema (each field's error type and value
 shape, from the validator's errors); or an error in the tool, for any other error the upstream (or
 the proxy, for an upstream that is gone) answers with. With its duration from request to answer and
-the normalizer rules and repairs (``repair:<kind>``) applied.
+the normalizer rules and repairs (``repair:<kind>``) applied. An argument name the tool's schema
+does not declare is recorded however the call ends, with the declared name it is near; the
+upstream still decides whether it is refused or ignored.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
-from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, field_failures
+from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, field_failures, unknown_parameters
 from pydantic_lenient.observe.logdir import NORMALIZER_STATS_FILE
 from pydantic_lenient.observe.outcomes import Status
 from pydantic_lenient.observe.recorder import OutcomeRecorder
@@ -97,6 +99,7 @@ class PendingCall:
     norms: tuple[str, ...] = ()
     invalid: bool = False
     failures: tuple[FieldFailure, ...] = ()
+    unknown: tuple[FieldFailure, ...] = ()  # names the tool does not declare, recorded however it ends
 
 
 class Conflict(Exception):
@@ -176,6 +179,8 @@ class ToolCalls:
             if call is not None:
                 call.norms = norms
             return params if changed == arguments else {**params, "arguments": changed}
+        if call is not None:
+            call.unknown = _unknown_names(repairer, changed)  # as sent, whatever repair makes of them
         # Valid as it is: one validation, no copy, and no walk for arguments as parsed (the normalizer
         # may have parsed a text into something deeper).
         if repairer.verdict(changed, shallow=shallow and changed is arguments)[0]:
@@ -261,7 +266,16 @@ class ToolCalls:
         if self.tracer is not None:
             self.tracer.refused(request_id, failures)
             self.tracer.answered(request_id, message, status)
+        failures = failures or call.unknown
         if self.recorder is None:
             return
         duration_ms = (time.perf_counter() - call.started) * 1000
         self.recorder.record(call.tool, status, duration_ms, failures=failures, norms=call.norms)
+
+
+def _unknown_names(repairer: Repairer, arguments: Mapping[str, Any]) -> tuple[FieldFailure, ...]:
+    """The argument names the tool's schema does not declare (none when it declares no properties)."""
+    properties = repairer.schema.get("properties") if isinstance(repairer.schema, Mapping) else None
+    if not isinstance(properties, Mapping) or not properties:
+        return ()
+    return unknown_parameters(arguments, properties.keys())

@@ -93,7 +93,11 @@ def _audit_model(model: type[BaseModel], path: str, *, top_level: bool, seen: se
     for name, field in model.model_fields.items():
         # pydantic keeps a field's Annotated metadata apart from its annotation.
         yield from _audit(
-            field.annotation, f"{path}.{name}", top_level=top_level, seen=seen, outer=tuple(field.metadata)
+            field.annotation,
+            f"{path}.{field.alias or name}",  # the name a client sends
+            top_level=top_level,
+            seen=seen,
+            outer=tuple(field.metadata),
         )
 
 

@@ -3,19 +3,24 @@
 A tool can be given as a ``(name, model)`` pair, an object with ``name``, ``description`` and
 ``input_model``, a plain function (its parameters become the input model, as MCP SDKs do), a model
 class, a list or dict of those, or an MCP server object from the official ``mcp`` SDK or FastMCP.
+
+A server's catalog is built from what the server itself lists (its ``tools/list`` schemas, after
+any middleware, as a client receives them), so a server made lenient by an adapter is cataloged,
+audited and checked as its clients see it: at the adapter's style and target, the catalog *is*
+the listing.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import inspect
 import typing
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from pydantic_lenient.types.annotations import function_hints
 
 from .styles import Style
 from .targets import Target, input_schema
@@ -41,6 +46,8 @@ class ToolSpec:
     name: str
     description: str | None
     input_model: type[BaseModel]
+    advertised: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    """For a server's tool: the input schema the server lists, which its catalog is built from."""
 
 
 def tool_catalog(tools: Any, *, style: Style = "type-array", target: Target = "mcp") -> dict[str, Any]:
@@ -68,7 +75,8 @@ def tool_catalog(tools: Any, *, style: Style = "type-array", target: Target = "m
         entry: dict[str, Any] = {"name": spec.name}
         if spec.description:
             entry["description"] = spec.description
-        entry["inputSchema"] = input_schema(spec.input_model, style=style, target=target)
+        source = spec.input_model if spec.advertised is None else spec.advertised
+        entry["inputSchema"] = input_schema(source, style=style, target=target)
         listed.append(entry)
     return {"tools": listed}
 
@@ -102,10 +110,11 @@ def model_from_function(function: Callable[..., Any], *, keep: Iterable[str] | N
 
     Parameters keep their annotations (with ``Annotated`` metadata) and defaults; ``*args``,
     ``**kwargs``, ``self``/``cls`` and parameters annotated with an SDK ``Context`` are left out,
-    as are any not in ``keep`` when it is given.
+    as are any not in ``keep`` when it is given. A parameter named like a `BaseModel` method
+    (``copy``) becomes a field ``field_copy`` whose alias is the parameter's name, as the SDKs do.
     """
     signature = inspect.signature(function)
-    hints = typing.get_type_hints(function, include_extras=True)
+    hints = function_hints(function)
     wanted = None if keep is None else set(keep)
     fields: dict[str, Any] = {}
     for name, parameter in signature.parameters.items():
@@ -115,7 +124,12 @@ def model_from_function(function: Callable[..., Any], *, keep: Iterable[str] | N
         if (wanted is not None and name not in wanted) or _is_sdk_context(annotation):
             continue
         default = ... if parameter.default is parameter.empty else parameter.default
-        fields[name] = (annotation, default)
+        if callable(getattr(BaseModel, name, None)):
+            # A field named like a BaseModel method (``copy``, ``json``) would shadow it, which pydantic
+            # warns about; the SDKs rename the field and keep the parameter's name as its alias.
+            fields[f"field_{name}"] = (Annotated[annotation, Field(alias=name)], default)
+        else:
+            fields[name] = (annotation, default)
     name = getattr(function, "__name__", "tool")
     model: type[BaseModel] = create_model(
         f"{name}Arguments", __config__=ConfigDict(arbitrary_types_allowed=True), **fields
@@ -177,32 +191,46 @@ def _is_sdk_context(annotation: Any) -> bool:
 # The official SDK's MCPServer keeps a tool manager whose tools carry the exact argument model
 # the server validates with.
 def is_official_sdk_server(value: Any) -> bool:
+    """The official SDK's server: its own ``list_tools`` (what a client receives) and the tool
+    manager behind it (the argument models)."""
     manager = getattr(value, "_tool_manager", None)
-    return manager is not None and callable(getattr(manager, "list_tools", None))
+    return (
+        manager is not None
+        and callable(getattr(manager, "list_tools", None))
+        and callable(getattr(value, "list_tools", None))
+    )
 
 
 def _official_sdk_specs(server: Any) -> Iterable[ToolSpec]:
+    listed = {tool.name: tool for tool in run_sync(server.list_tools())}  # what a client receives
     for tool in server._tool_manager.list_tools():
-        yield ToolSpec(tool.name, tool.description, tool.fn_metadata.arg_model)
+        if tool.name in listed:
+            advertised = listed[tool.name].input_schema
+            yield ToolSpec(tool.name, tool.description, tool.fn_metadata.arg_model, advertised)
 
 
 # FastMCP validates a function tool's arguments against the function itself; the parameters it
-# advertises are the ones left once it has removed those it injects.
+# advertises are the ones left once it has removed those it injects. Its middleware runs on the
+# listing as on a client's (a lenient one may replace a tool's function), before the functions are read.
 def is_fastmcp_server(value: Any) -> bool:
     return hasattr(value, "local_provider") and inspect.iscoroutinefunction(getattr(value, "list_tools", None))
 
 
 def _fastmcp_specs(server: Any) -> Iterable[ToolSpec]:
-    for tool in run_sync(server.list_tools(run_middleware=False)):
+    for tool in run_sync(server.list_tools()):
         function = getattr(tool, "fn", None)
         if function is None:
             raise TypeError(f"FastMCP tool {tool.name!r} has no Python function to read its parameters from")
-        advertised = tool.parameters.get("properties", {})
-        yield ToolSpec(tool.name, tool.description, model_from_function(function, keep=advertised))
+        parameters = tool.parameters.get("properties", {})
+        yield ToolSpec(tool.name, tool.description, model_from_function(function, keep=parameters), tool.parameters)
 
 
 def run_sync(coroutine: Coroutine[Any, Any, _T]) -> _T:
     """Run a coroutine to completion, from synchronous code or from inside a running event loop."""
+    # Imported here: only server objects need an event loop, and asyncio costs every import of the package.
+    import asyncio
+    import concurrent.futures
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import inspect
+import sys
 import types
 import typing
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import annotated_types
@@ -19,6 +22,7 @@ from .json_values import JsonTextOf
 __all__ = (
     "ARRAYS",
     "UNION_TYPES",
+    "function_hints",
     "is_lenient",
     "is_structured",
     "is_typeddict",
@@ -94,3 +98,26 @@ def is_structured(base: Any) -> bool:
 def is_typeddict(base: Any) -> bool:
     # typing.is_typeddict misses typing_extensions.TypedDict on older Pythons; both have these.
     return isinstance(base, type) and issubclass(base, dict) and hasattr(base, "__total__")
+
+
+def function_hints(function: Callable[..., Any]) -> dict[str, Any]:
+    """``typing.get_type_hints(function, include_extras=True)``, the same on every Python.
+
+    Before 3.11, a parameter whose default is None gets its hint wrapped in ``Optional[...]``; for
+    ``Annotated[Optional[int], Field(...)] = None`` that nests the ``Optional`` (pydantic then
+    advertises a nested ``anyOf``). Such a wrapper, around an ``Annotated`` that already takes
+    None, is taken off again.
+    """
+    hints = typing.get_type_hints(function, include_extras=True)
+    if sys.version_info >= (3, 11):
+        return hints
+    for name, parameter in inspect.signature(function).parameters.items():
+        hint = hints.get(name)
+        if parameter.default is not None or typing.get_origin(hint) not in UNION_TYPES:
+            continue
+        members = typing.get_args(hint)
+        if len(members) == 2 and members[1] is type(None) and typing.get_origin(members[0]) is Annotated:
+            inner = typing.get_args(members[0])[0]
+            if typing.get_origin(inner) in UNION_TYPES and type(None) in typing.get_args(inner):
+                hints[name] = members[0]
+    return hints

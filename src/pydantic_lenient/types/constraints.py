@@ -28,6 +28,7 @@ __all__ = (
 
 _NUMERIC = (annotated_types.Ge, annotated_types.Gt, annotated_types.Le, annotated_types.Lt, annotated_types.MultipleOf)
 _LENGTHS = (annotated_types.MinLen, annotated_types.MaxLen)
+_CONSTRAINT_NAMES = frozenset({"ge", "gt", "le", "lt", "multiple_of", "min_length", "max_length"})
 
 
 class SplitConstraints(NamedTuple):
@@ -52,11 +53,14 @@ def split_constraints(metadata: Iterable[Any]) -> SplitConstraints:
             numeric.extend(part for part in constraints if isinstance(part, _NUMERIC))
             lengths.extend(part for part in constraints if isinstance(part, _LENGTHS))
             others = [part for part in parts if part not in constraints]
+            # pydantic 2.11 also lists the constraints among the attributes set; later versions do not.
+            attributes = {key: value for key, value in marker._attributes_set.items() if key not in _CONSTRAINT_NAMES}
             if not constraints:
                 rest.append(marker)
-            elif others or marker._attributes_set:
+            elif others or attributes:
                 kept = copy.copy(marker)
                 kept.metadata = others
+                kept._attributes_set = attributes
                 rest.append(kept)
             continue
         for part in _spread((marker,)):

@@ -30,7 +30,7 @@ import annotated_types
 from pydantic.fields import FieldInfo
 
 from . import integers
-from .annotations import ARRAYS, UNION_TYPES, is_structured, split_annotated, with_metadata
+from .annotations import ARRAYS, UNION_TYPES, function_hints, is_structured, split_annotated, with_metadata
 from .booleans import StrictBoolish, _StrictBoolish
 from .constraints import is_strict, split_constraints, with_bounds_in_marker
 from .exact_leaves import ExactNumber, exact_leaf
@@ -179,7 +179,7 @@ def lenient_tool(function: _F) -> _F:
     'moved [1, 2]'
     """
     try:
-        hints = typing.get_type_hints(function, include_extras=True)
+        hints = function_hints(function)
     except Exception as error:  # an annotation that does not resolve
         raise TypeError(f"cannot read the annotations of {function!r}: {error}") from None
     signature = inspect.signature(function)

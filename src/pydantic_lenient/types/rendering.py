@@ -38,15 +38,17 @@ _FIELD_ATTRIBUTES = ("alias", "title", "description", "examples", "pattern")
 def render_annotation(annotation: Any) -> str:
     """``annotation`` as source text, with lenient markers written as the names users import.
 
-    ``render_annotation(lenient_annotation(Optional[Annotated[int, Field(ge=1, le=500)]]))`` is
-    ``"Optional[Annotated[LenientInt, Field(ge=1, le=500)]]"``; a generated lenient model is written as
-    ``Lenient[Model]``. Annotated-types constraints are written as one ``Field(...)``.
+    ``render_annotation(lenient_annotation(Annotated[int, Field(ge=1, le=500)]))`` is
+    ``"Annotated[LenientInt, Field(ge=1, le=500)]"``; a generated lenient model is written as
+    ``Lenient[Model]``, and an ``Optional`` that takes the string ``"null"`` (`NullText`) as
+    ``Lenient[Optional[...]]``, which is exactly that annotation (``Optional[LenientInt]`` alone
+    refuses ``"null"``). Annotated-types constraints are written as one ``Field(...)``.
 
     >>> from typing import Annotated, Optional
     >>> from pydantic import Field
     >>> from pydantic_lenient import lenient_annotation, render_annotation
     >>> render_annotation(lenient_annotation(Optional[Annotated[int, Field(ge=1, le=500)]]))
-    'Optional[Annotated[LenientInt, Field(ge=1, le=500)]]'
+    'Lenient[Optional[Annotated[LenientInt, Field(ge=1, le=500)]]]'
     """
     base, metadata = split_annotated(annotation)
     if metadata:
@@ -72,7 +74,10 @@ def render_annotation(annotation: Any) -> str:
 
 
 def _render_annotated(base: Any, metadata: tuple[Any, ...]) -> str:
-    rest = [marker for marker in metadata if not isinstance(marker, NullText)]  # only Lenient[...] adds it
+    rest = [marker for marker in metadata if not isinstance(marker, NullText)]
+    if len(rest) < len(metadata):
+        # The mapping adds NullText to such an Optional, so Lenient[...] of the rest is this annotation.
+        return f"Lenient[{render_annotation(with_metadata(base, tuple(rest)))}]"
     if rest and isinstance(rest[0], (_LenientInt, _LenientFloat)) and rest[0] not in ALIAS_NAMES:
         # Bounds the mapping moved into the marker: written as they would be by hand.
         marker = rest.pop(0)

@@ -1,0 +1,74 @@
+"""The test suite on the versions the README claims: the lowest pins, and the newest releases (`nox`).
+
+`nox` runs all three sessions (CI does); each builds its own venv with pip and runs `pytest` with any
+arguments given after `--`, on the fast hypothesis profile (the thorough one runs once, in CI's main
+run). The MCP SDKs' lowest releases need a newer pydantic than the core's lowest (mcp 2.0.0
+requires pydantic>=2.12.0), so the lowest pins are two sessions:
+
+- `lowest`: Python 3.10 with pydantic 2.11.0, pydantic-core 2.33.0 and annotated-types 0.7.0, and
+  every test dependency that installs beside them; the SDKs' tests skip, as on a core install.
+- `lowest_sdks`: Python 3.10 with mcp 2.0.0 and fastmcp 4.0.0.
+- `newest`: the newest Python with the newest release of everything.
+"""
+
+from __future__ import annotations
+
+import re
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.sessions = ["lowest", "lowest_sdks", "newest"]
+
+LOWEST_PYTHON = "3.10"
+NEWEST_PYTHON = "3.13"
+LOWEST_CORE = ("pydantic==2.11.0", "pydantic-core==2.33.0", "annotated-types==0.7.0")
+# The SDKs and frameworks whose releases need a newer pydantic than LOWEST_CORE.
+NEEDS_NEWER_PYDANTIC = frozenset(
+    {"mcp", "fastmcp", "pydantic-ai-slim", "openai-agents", "langchain-core", "google-genai", "anthropic"}
+)
+# pydantic as pip resolves it: mcp 2.0.0 needs >=2.12.0, and google-genai (Python 3.11+) >=2.12.5.
+LOWEST_SDKS = ("mcp==2.0.0", "fastmcp==4.0.0")
+# The fast profile, whatever the caller's environment says.
+FAST = {"HYPOTHESIS_PROFILE": "default"}
+# On the lowest pins some SDKs cannot install (the core's pydantic is too old for them, or they need
+# Python 3.11): their tests skip there, even where CI requires the SDKs in its main run.
+LOWEST_ENV = {**FAST, "PYDANTIC_LENIENT_REQUIRE_SDKS": ""}
+
+
+def _test_requirements() -> list[str]:
+    """The `[test]` extra's requirements, read from pyproject.toml."""
+    project = nox.project.load_toml("pyproject.toml")["project"]
+    requirements: list[str] = project["optional-dependencies"]["test"]
+    return requirements
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[;\s]", requirement, maxsplit=1)[0].lower()
+
+
+@nox.session(python=LOWEST_PYTHON)
+def lowest(session: nox.Session) -> None:
+    """Python 3.10 with the lowest pydantic, pydantic-core and annotated-types the README claims."""
+    # `[all]` brings the SDKs, and `[proxy]` httpx2 (Python 3.11+): the extras that install beside the
+    # lowest core, and the rest of `[test]`.
+    beside_core = [r for r in _test_requirements() if _name(r) not in {*NEEDS_NEWER_PYDANTIC, "pydantic-lenient"}]
+    session.install("-e", ".[testing,repair,codemod,otel]", *beside_core, *LOWEST_CORE)
+    session.run("python", "-m", "pip", "freeze")
+    session.run("python", "-m", "pytest", *session.posargs, env=LOWEST_ENV)
+
+
+@nox.session(python=LOWEST_PYTHON)
+def lowest_sdks(session: nox.Session) -> None:
+    """Python 3.10 with the lowest mcp and fastmcp the README claims."""
+    session.install("-e", ".[test]", *LOWEST_SDKS)
+    session.run("python", "-m", "pip", "freeze")
+    session.run("python", "-m", "pytest", *session.posargs, env=LOWEST_ENV)
+
+
+@nox.session(python=NEWEST_PYTHON)
+def newest(session: nox.Session) -> None:
+    """The newest Python with the newest release of every dependency."""
+    session.install("--upgrade", "--upgrade-strategy", "eager", "-e", ".[test]")
+    session.run("python", "-m", "pip", "freeze")
+    session.run("python", "-m", "pytest", *session.posargs, env=FAST)
