@@ -8,6 +8,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -255,12 +256,12 @@ def test_a_valid_call_is_validated_once_and_forwarded_as_the_same_bytes(monkeypa
     from pydantic_lenient.repair import budget
     from pydantic_lenient.repair.engine import Repairer
 
-    counts = {"verdict": 0, "repair": 0, "walk": 0}
-    verdict, walk = Repairer.verdict, budget.nested_deeper_than
+    counts = {"validation": 0, "repair": 0, "walk": 0}
+    is_valid, walk = Repairer.is_valid, budget.nested_deeper_than
 
-    def counted_verdict(self: Repairer, arguments: Any, **options: Any) -> Any:
-        counts["verdict"] += 1
-        return verdict(self, arguments, **options)
+    def counted_is_valid(self: Repairer, arguments: Any, **options: Any) -> bool:
+        counts["validation"] += 1
+        return is_valid(self, arguments, **options)
 
     def counted_walk(value: Any, limit: int) -> bool:
         counts["walk"] += 1
@@ -270,15 +271,16 @@ def test_a_valid_call_is_validated_once_and_forwarded_as_the_same_bytes(monkeypa
         counts["repair"] += 1
         raise AssertionError("a valid call is not repaired")
 
-    monkeypatch.setattr(Repairer, "verdict", counted_verdict)
+    monkeypatch.setattr(Repairer, "is_valid", counted_is_valid)
+    monkeypatch.setattr(Repairer, "verdict", lambda *_, **__: pytest.fail("no reasons are asked for"))
     monkeypatch.setattr(Repairer, "repair", no_repair)
     monkeypatch.setattr(budget, "nested_deeper_than", counted_walk)
     relay = _listed(OutcomeRecorder())
     line = _line(_call(1, {"n": 3}))
     assert relay.from_client(line).upstream is line
-    assert counts == {"verdict": 1, "repair": 0, "walk": 0}
+    assert counts == {"validation": 1, "repair": 0, "walk": 0}
     # A message the exact parser read (a number beyond a double) may nest deeper than pydantic-core
     # allows: its depth is checked.
     deep = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","x":1e400,"params":{"name":"count","arguments":{"n":3}}}\n'
     assert relay.from_client(deep).upstream is deep
-    assert counts == {"verdict": 2, "repair": 0, "walk": 1}
+    assert counts == {"validation": 2, "repair": 0, "walk": 1}

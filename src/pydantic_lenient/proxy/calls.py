@@ -183,7 +183,7 @@ class ToolCalls:
             call.unknown = _unknown_names(repairer, changed)  # as sent, whatever repair makes of them
         # Valid as it is: one validation, no copy, and no walk for arguments as parsed (the normalizer
         # may have parsed a text into something deeper).
-        if repairer.verdict(changed, shallow=shallow and changed is arguments)[0]:
+        if repairer.is_valid(changed, shallow=shallow and changed is arguments):
             if self.stats is not None:
                 self.stats.count(tool, [], True)
             if call is not None:

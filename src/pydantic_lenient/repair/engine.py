@@ -173,9 +173,10 @@ class Repairer:
             return []
         return self._compiled.error_details(arguments, self.max_reasons)
 
-    def is_valid(self, arguments: Any) -> bool:
-        """Whether ``arguments`` validate (False where the validator cannot decide)."""
-        return self.verdict(arguments)[0]
+    def is_valid(self, arguments: Any, *, shallow: bool = False) -> bool:
+        """Whether ``arguments`` validate (False where the validator cannot decide): `verdict` without
+        the reasons, so one validation and nothing more (``shallow`` as there)."""
+        return self._problem(arguments, shallow) is None
 
     def repair(self, arguments: Any) -> RepairResult:
         """Repair ``arguments`` (see the module docs). Never raises."""
