@@ -14,7 +14,10 @@ moment on a shared machine hits both alike, and prints a ratio:
 * round trip at concurrency 1: ``echo`` calls one at a time, median, proxied / direct;
 * throughput at concurrency 32: ``echo`` calls with 32 in flight, direct / proxied time for the same
   number of calls;
-* CPU per call: the proxy process's user + system time over the round trips, per call.
+* CPU per call: the proxy process's user + system time over the round trips, per call;
+* the relay's CPU per call in process (no pipes, no event loop): `from_client` on a ``tools/call``
+  line and `from_upstream` on its answer, best of interleaved rounds, with an `OutcomeRecorder`, for
+  a valid call, a valid call with a list of ten edits, and a call repaired (``"3"`` for an integer).
 """
 
 from __future__ import annotations
@@ -31,6 +34,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _timing import best_times
+
+from pydantic_lenient.observe.recorder import OutcomeRecorder
+from pydantic_lenient.proxy.relay import _Relay
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = ROOT / "tests" / "upstream" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"
@@ -233,6 +243,41 @@ async def measure(calls: int) -> dict[str, Any]:
     return results
 
 
+def relay_cpu() -> dict[str, float]:
+    """Seconds of CPU per call (request and answer) in the relay alone, for each kind of call."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "message": {"type": "string"},
+            "n": {"type": "integer"},
+            "edits": {"type": "array", "items": {"type": "object", "properties": {"oldText": {"type": "string"}}}},
+        },
+        "required": ["message"],
+    }
+    edits = [{"oldText": f"line {number}", "newText": f"line {number}!"} for number in range(10)]
+    arguments: dict[str, dict[str, Any]] = {
+        "valid call": {"message": "hello"},
+        "valid call, ten edits": {"message": "hello", "edits": edits},
+        "repaired call": {"message": "hello", "n": "3"},
+    }
+    recorder = OutcomeRecorder()
+    relay = _Relay("type-array", None, None, recorder)
+    relay.from_client(b'{"jsonrpc":"2.0","id":0,"method":"tools/list"}\n')
+    listing = {"jsonrpc": "2.0", "id": 0, "result": {"tools": [{"name": "echo", "inputSchema": schema}]}}
+    relay.from_upstream(json.dumps(listing).encode() + b"\n")
+    answer = b'{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"Echo: hello"}]}}\n'
+
+    def case(sent: dict[str, Any]) -> Any:
+        params = {"name": "echo", "arguments": sent}
+        line = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).encode() + b"\n"
+        return lambda: (relay.from_client(line), relay.from_upstream(answer))
+
+    try:
+        return best_times({name: case(sent) for name, sent in arguments.items()}, number=2_000, rounds=10)
+    finally:
+        recorder.close()
+
+
 def _row(label: str, result: str, target: str, met: bool, direct: float, proxy: float) -> None:
     mark = "" if met else "  (misses target)"
     print(f"{label:48} {result:>9} {target:>10}  {proxy * 1e3:.3g} ms / {direct * 1e3:.3g} ms{mark}")
@@ -260,6 +305,9 @@ def main() -> int:
     label = f"throughput, concurrency {CONCURRENCY} (higher is better)"
     _row(label, f"{ratio:7.2f}x", f">= {target:.2f}x", ratio >= target, direct, proxy)
     print(f"{'CPU per call in the proxy (user + system)':48} {results['cpu per call'] * 1e6:7.0f}us")
+    print("\nthe relay alone, in process (from_client and from_upstream, with a recorder)")
+    for name, seconds in relay_cpu().items():
+        print(f"{'CPU per call, ' + name:48} {seconds * 1e6:7.1f}us")
     return 0
 
 

@@ -8,11 +8,13 @@ import json
 from decimal import Decimal
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pydantic_lenient.observe.recorder import OutcomeRecorder
 from pydantic_lenient.proxy import relay as relay_module
+from pydantic_lenient.proxy import session as session_module
 from pydantic_lenient.proxy.relay import _Relay
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -210,7 +212,7 @@ def test_a_batch_whose_call_conflicts_answers_it_and_forwards_the_rest() -> None
 
 
 def test_requests_never_answered_are_bounded(monkeypatch: Any) -> None:
-    monkeypatch.setattr(relay_module, "_WAITING_LIMIT", 100)
+    monkeypatch.setattr(session_module, "_WAITING_LIMIT", 100)
     relay = _listed()
     for request_id in range(250):
         relay.from_client(_line({"jsonrpc": "2.0", "id": request_id, "method": "resources/list"}))
@@ -245,3 +247,40 @@ def test_a_client_id_that_looks_like_the_proxys_own_is_the_clients() -> None:
         assert relay.from_upstream(answer).client == answer
     # The proxy's own ping reply still goes no further.
     assert relay.from_upstream(_line({"jsonrpc": "2.0", "id": own_ping, "result": {}})).client == b""
+
+
+# ---- a valid call's cost (issue 25, item 6)
+
+
+def test_a_valid_call_is_validated_once_and_forwarded_as_the_same_bytes(monkeypatch: Any) -> None:
+    from pydantic_lenient.repair import budget
+    from pydantic_lenient.repair.engine import Repairer
+
+    counts = {"validation": 0, "repair": 0, "walk": 0}
+    is_valid, walk = Repairer.is_valid, budget.nested_deeper_than
+
+    def counted_is_valid(self: Repairer, arguments: Any, **options: Any) -> bool:
+        counts["validation"] += 1
+        return is_valid(self, arguments, **options)
+
+    def counted_walk(value: Any, limit: int) -> bool:
+        counts["walk"] += 1
+        return walk(value, limit)
+
+    def no_repair(self: Repairer, arguments: Any) -> Any:
+        counts["repair"] += 1
+        raise AssertionError("a valid call is not repaired")
+
+    monkeypatch.setattr(Repairer, "is_valid", counted_is_valid)
+    monkeypatch.setattr(Repairer, "verdict", lambda *_, **__: pytest.fail("no reasons are asked for"))
+    monkeypatch.setattr(Repairer, "repair", no_repair)
+    monkeypatch.setattr(budget, "nested_deeper_than", counted_walk)
+    relay = _listed(OutcomeRecorder())
+    line = _line(_call(1, {"n": 3}))
+    assert relay.from_client(line).upstream is line
+    assert counts == {"validation": 1, "repair": 0, "walk": 0}
+    # A message the exact parser read (a number beyond a double) may nest deeper than pydantic-core
+    # allows: its depth is checked.
+    deep = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","x":1e400,"params":{"name":"count","arguments":{"n":3}}}\n'
+    assert relay.from_client(deep).upstream is deep
+    assert counts == {"validation": 2, "repair": 0, "walk": 1}

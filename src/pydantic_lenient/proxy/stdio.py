@@ -7,9 +7,9 @@ it splits the two streams into lines, keeps the order, and pauses the side that 
 side that writes does not keep up.
 
 The upstream is a child process here (`_Child`), or a remote server over Streamable HTTP
-(`pydantic_lenient.proxy.remote`); the client side is the same for both. The client's stdin and
-stdout may be pipes, sockets, ttys, ``/dev/null`` or regular files (read and written by a thread).
-Each chunk read is relayed with one write.
+(`pydantic_lenient.proxy.remote`); the client side is the same for both: this process's stdin and
+stdout, whatever they are (`pydantic_lenient.proxy.streams`). Each chunk read is relayed with one
+write.
 
 Faults: an upstream that cannot start is one line on stderr and exit code 2, at once. One that
 exits, or stops answering pings while a request waits, gets every waiting request answered with a
@@ -27,7 +27,6 @@ import logging
 import os
 import shlex
 import signal
-import stat
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,14 +37,14 @@ from pydantic_lenient.normalizer.engine import Normalizer
 from pydantic_lenient.observe.recorder import OutcomeRecorder
 from pydantic_lenient.schema.styles import Style
 
-from .relay import ProxyStats, _Relay
+from .calls import ProxyStats
+from .relay import _Relay
+from .streams import ClientError, FileIn, FileOut, Lines, client_input, client_output
 
 __all__ = ("StartError", "run_proxy", "serve")
 
 logger = logging.getLogger("pydantic_lenient.proxy")
 
-_MAX_LINE = 256 * 1024 * 1024  # a message longer than this ends the session rather than memory
-_READ_SIZE = 256 * 1024
 _DRAIN_WAIT = 10.0  # seconds the answers still owed may take once the client's input has ended
 _LIST_WAIT = 5.0  # seconds held calls wait for the proxy's own tools/list before going on unrepaired
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
@@ -54,97 +53,6 @@ _STOP_GRACE = 2.0  # seconds the upstream gets after its stdin closes, and again
 
 class StartError(Exception):
     """The upstream cannot be started (or reached): one line on stderr, exit code 2."""
-
-
-class _Lines(asyncio.Protocol):
-    """Splits a byte stream into lines (MCP stdio messages never contain a newline), handed on a
-    chunk at a time."""
-
-    def __init__(self, on_lines: Callable[[list[bytes]], None], on_end: Callable[[str | None], None]) -> None:
-        self.on_lines, self.on_end = on_lines, on_end
-        self.buffer = bytearray()
-
-    def data_received(self, data: bytes) -> None:
-        self.buffer += data
-        if b"\n" not in data:
-            if len(self.buffer) > _MAX_LINE:
-                self.buffer.clear()
-                self.on_end(f"sent a message longer than {_MAX_LINE} bytes")
-            return
-        *lines, rest = self.buffer.split(b"\n")
-        self.buffer = bytearray(rest)
-        self.on_lines([bytes(line) + b"\n" for line in lines if line.strip()])
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.on_end(None)
-
-
-class _Writer(asyncio.Protocol):
-    """The client's stdout: pauses the upstream's output while the client does not keep up."""
-
-    def __init__(self, proxy: _Proxy) -> None:
-        self.proxy = proxy
-        self.closed = asyncio.get_running_loop().create_future()
-
-    def pause_writing(self) -> None:
-        self.proxy.pause_upstream_output(True)
-
-    def resume_writing(self) -> None:
-        self.proxy.pause_upstream_output(False)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.closed.done():
-            self.closed.set_result(None)
-        self.proxy.finish(None)  # the client is gone
-
-
-class _FileOut:
-    """The client's stdout when it is a file or a device such as /dev/null: written at once."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd, self.closing = fd, False
-
-    def write(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self.fd, view) :]
-
-    def is_closing(self) -> bool:
-        return self.closing
-
-    def close(self) -> None:
-        self.closing = True
-
-
-class _FileIn:
-    """The client's stdin when it is a file or a device such as /dev/null: read by a thread, paused on request."""
-
-    def __init__(self, fd: int, lines: _Lines) -> None:
-        self.fd, self.lines = fd, lines
-        self.resumed = asyncio.Event()
-        self.resumed.set()
-        self.task = asyncio.create_task(self._read())
-
-    async def _read(self) -> None:
-        try:
-            while chunk := await asyncio.to_thread(os.read, self.fd, _READ_SIZE):
-                self.lines.data_received(chunk)
-                await self.resumed.wait()
-        except OSError as error:
-            logger.warning("cannot read stdin: %s", error)
-        self.lines.connection_lost(None)
-
-    def pause_reading(self) -> None:
-        self.resumed.clear()
-
-    def resume_reading(self) -> None:
-        self.resumed.set()
-
-    def is_closing(self) -> bool:
-        return self.task.done()
-
-    def close(self) -> None:
-        self.task.cancel()
 
 
 class _Upstream(Protocol):
@@ -170,7 +78,7 @@ class _ChildProtocol(asyncio.SubprocessProtocol):
 
     def __init__(self, proxy: _Proxy) -> None:
         self.proxy = proxy
-        self.lines = _Lines(proxy.upstream_lines, proxy.upstream_ended)
+        self.lines = Lines(proxy.upstream_lines, proxy.upstream_ended)
         self.exited = asyncio.Event()
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
@@ -181,10 +89,10 @@ class _ChildProtocol(asyncio.SubprocessProtocol):
             self.lines.connection_lost(exc)
 
     def pause_writing(self) -> None:
-        self.proxy.pause_client_input(True)
+        self.proxy.pauseclient_input(True)
 
     def resume_writing(self) -> None:
-        self.proxy.pause_client_input(False)
+        self.proxy.pauseclient_input(False)
 
     def process_exited(self) -> None:
         self.exited.set()
@@ -278,8 +186,8 @@ class _Proxy:
         self.upstream = options.upstream(self)
         self.failure: str | None = None
         self.done = asyncio.Event()
-        self.client_in: asyncio.ReadTransport | _FileIn | None = None
-        self.client_out: asyncio.WriteTransport | _FileOut | None = None
+        self.client_in: asyncio.ReadTransport | FileIn | None = None
+        self.client_out: asyncio.WriteTransport | FileOut | None = None
         self.output_paused = False
         self.client_done = False
         self.output_resumed = asyncio.Event()
@@ -331,7 +239,7 @@ class _Proxy:
         self.output_resumed.clear() if paused else self.output_resumed.set()
         self.upstream.pause_output(paused)
 
-    def pause_client_input(self, paused: bool) -> None:
+    def pauseclient_input(self, paused: bool) -> None:
         if self.client_in is not None and not self.client_in.is_closing():
             self.client_in.pause_reading() if paused else self.client_in.resume_reading()
 
@@ -371,8 +279,8 @@ class _Proxy:
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
         try:
-            self.client_out, writer = await _client_output(loop, self)
-        except _ClientError as error:
+            self.client_out, writer = await client_output(loop, self.pause_upstream_output, lambda: self.finish(None))
+        except ClientError as error:
             print(f"pydantic-lenient proxy: {error}", file=sys.stderr)
             return 2
         try:
@@ -389,8 +297,8 @@ class _Proxy:
         try:
             try:
                 # Read the client only now, so no message arrives before there is somewhere to send it.
-                self.client_in = await _client_input(loop, _Lines(self.client_lines, self.client_ended))
-            except _ClientError as error:
+                self.client_in = await client_input(loop, Lines(self.client_lines, self.client_ended))
+            except ClientError as error:
                 self.finish(str(error))
             await self.done.wait()
         finally:
@@ -448,51 +356,6 @@ class _Proxy:
 
 def _loop_time() -> float:
     return asyncio.get_running_loop().time()
-
-
-class _ClientError(Exception):
-    """This process's stdin or stdout cannot be used."""
-
-
-def _kind(fd: int, name: str) -> int:
-    try:
-        return os.fstat(fd).st_mode
-    except OSError as error:
-        raise _ClientError(f"{name} is not open: {error.strerror}") from None
-
-
-def _pollable(fd: int, mode: int) -> bool:
-    """Whether the event loop can watch ``fd``: a pipe, a socket or a tty (not a file or /dev/null)."""
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
-
-
-async def _client_output(
-    loop: asyncio.AbstractEventLoop, proxy: _Proxy
-) -> tuple[asyncio.WriteTransport | _FileOut, _Writer | None]:
-    fd = sys.stdout.fileno()
-    mode = _kind(fd, "stdout")
-    if stat.S_ISDIR(mode):
-        raise _ClientError("stdout is a directory")
-    if not _pollable(fd, mode):
-        return _FileOut(fd), None
-    try:
-        return await loop.connect_write_pipe(lambda: _Writer(proxy), os.fdopen(fd, "wb", closefd=False))
-    except (OSError, ValueError) as error:
-        raise _ClientError(f"cannot write to stdout: {error}") from None
-
-
-async def _client_input(loop: asyncio.AbstractEventLoop, lines: _Lines) -> asyncio.ReadTransport | _FileIn:
-    fd = sys.stdin.fileno()
-    mode = _kind(fd, "stdin")
-    if stat.S_ISDIR(mode):
-        raise _ClientError("stdin is a directory")
-    if not _pollable(fd, mode):
-        return _FileIn(fd, lines)
-    try:
-        transport, _ = await loop.connect_read_pipe(lambda: lines, os.fdopen(fd, "rb", closefd=False))
-    except (OSError, ValueError) as error:
-        raise _ClientError(f"cannot read stdin: {error}") from None
-    return transport
 
 
 async def serve(

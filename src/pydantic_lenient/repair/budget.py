@@ -162,10 +162,11 @@ class ValidationCost:
         # static bound does not see. An over-estimate: all the schema's patterns for each key.
         self._all_patterns = self._pattern_properties_total()
 
-    def too_costly(self, arguments: Any) -> str | None:
-        """Why ``arguments`` must not reach the validator (nested too deep, or too many checks), or None."""
+    def too_costly(self, arguments: Any, *, shallow: bool = False) -> str | None:
+        """Why ``arguments`` must not reach the validator (nested too deep, or too many checks), or None.
+        ``shallow``: the caller knows they nest no deeper than `MAX_NESTING`, so that is not walked."""
         if self.bounded:
-            if nested_deeper_than(arguments, MAX_NESTING):
+            if not shallow and nested_deeper_than(arguments, MAX_NESTING):
                 return f"the arguments nest deeper than {MAX_NESTING} levels"
             if self._all_patterns and _key_count(arguments) * self._all_patterns // 2 > MAX_WORK:
                 return f"checking the arguments would take more than {MAX_WORK:,} subschema checks"

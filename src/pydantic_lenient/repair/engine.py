@@ -126,20 +126,22 @@ class Repairer:
         """The JSON types a value at this node may have (an over-approximation: never too few)."""
         return self._reader.accepted(node, depth)
 
-    def verdict(self, arguments: Any) -> tuple[bool, tuple[Reason, ...]]:
+    def verdict(self, arguments: Any, *, shallow: bool = False) -> tuple[bool, tuple[Reason, ...]]:
         """Whether ``arguments`` validate, and if not, why; False wherever the validator cannot decide
-        (a schema it cannot compile, arguments nested too deep or holding what JSON cannot)."""
-        problem = self._problem(arguments)
+        (a schema it cannot compile, arguments nested too deep or holding what JSON cannot).
+        ``shallow``: the caller knows ``arguments`` nest no deeper than 256 levels (pydantic-core's
+        `from_json` refuses more than 200), so they are not walked to check it: one validation."""
+        problem = self._problem(arguments, shallow)
         if problem is None:
             return True, ()
         return False, problem or self._reasons(arguments)
 
-    def _problem(self, arguments: Any) -> tuple[Reason, ...] | None:
+    def _problem(self, arguments: Any, shallow: bool = False) -> tuple[Reason, ...] | None:
         """None when ``arguments`` validate; else why not, or ``()`` when the validator's messages say why."""
         if self._compiled is None or self._cost is None:
             return (Reason(path="", message=f"the schema cannot be used: {self.schema_error}"),)
         with self._walking:
-            too_costly = self._cost.too_costly(arguments)
+            too_costly = self._cost.too_costly(arguments, shallow=shallow)
         if too_costly is not None:
             return (Reason(path="", message=too_costly),)
         try:
@@ -159,7 +161,8 @@ class Repairer:
         ``bool_type``...), a required property is ``missing`` at its name, each undeclared one
         ``extra_forbidden``, and any other keyword is its own name (``minimum``, ``enum``).
         Empty when the arguments validate, or when the validator cannot say why (the schema cannot be
-        used, the arguments cost too much or hold what JSON cannot); at most ``max_reasons``.
+        used, the arguments cost too much or hold what JSON cannot); at most ``max_reasons``, and
+        only the first for arguments holding more than 10,000 values.
 
         >>> from pydantic_lenient.repair.engine import Repairer
         >>> schema = {"properties": {"limit": {"type": "integer"}}, "required": ["query"]}
@@ -170,9 +173,10 @@ class Repairer:
             return []
         return self._compiled.error_details(arguments, self.max_reasons)
 
-    def is_valid(self, arguments: Any) -> bool:
-        """Whether ``arguments`` validate (False where the validator cannot decide)."""
-        return self.verdict(arguments)[0]
+    def is_valid(self, arguments: Any, *, shallow: bool = False) -> bool:
+        """Whether ``arguments`` validate (False where the validator cannot decide): `verdict` without
+        the reasons, so one validation and nothing more (``shallow`` as there)."""
+        return self._problem(arguments, shallow) is None
 
     def repair(self, arguments: Any) -> RepairResult:
         """Repair ``arguments`` (see the module docs). Never raises."""

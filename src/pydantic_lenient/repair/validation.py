@@ -10,7 +10,7 @@ pydantic's shape (`CompiledSchema.error_details`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple, TypedDict
 
 import jsonschema_rs
@@ -44,6 +44,8 @@ _VALIDATOR_CLASSES: dict[int, type[jsonschema_rs.Validator]] = {
     jsonschema_rs.Draft4: jsonschema_rs.Draft4Validator,
 }
 # Hosts treat these as annotations; jsonschema-rs would assert them in draft-07.
+# Arguments with more values than this are described by their first error only (see `CompiledSchema._errors`).
+_ALL_ERRORS_LIMIT = 10_000
 _ANNOTATIONS_ONLY = frozenset({"contentEncoding", "contentMediaType", "contentSchema"})
 # pydantic's error type for a value that is not of a JSON type, so both kinds of refusal form one pattern.
 _TYPE_ERRORS = {
@@ -213,7 +215,7 @@ class CompiledSchema:
         """Why the validator refuses ``arguments``: at most ``limit`` of its messages, and at least one reason."""
         reasons = []
         try:
-            for error in self.validator.iter_errors(arguments):
+            for error in self._errors(arguments, limit):
                 reasons.append(Reason(path=json_pointer(error.instance_path), message=self._message(error)))
                 if len(reasons) >= limit:
                     break
@@ -226,13 +228,25 @@ class CompiledSchema:
         (see `pydantic_lenient.repair.engine.Repairer.error_details`)."""
         details: list[ErrorDetails] = []
         try:
-            for error in self.validator.iter_errors(arguments):
+            for error in self._errors(arguments, limit):
                 details.extend(_details(error, self._message(error)))
                 if len(details) >= limit:
                     break
         except Exception:  # the same odd arguments, met only while describing an error
             return details
         return details[:limit]
+
+    def _errors(self, arguments: Any, limit: int) -> Iterator[jsonschema_rs.ValidationError]:
+        """The validator's errors, or only the first for large arguments: jsonschema-rs's ``iter_errors``
+        builds every error, each with a copy of its instance, before it yields one (200,000 wrong items
+        cost seconds and hundreds of times their size), while ``validate`` stops at the first."""
+        if limit > 1 and not _more_values_than(arguments, _ALL_ERRORS_LIMIT):
+            yield from self.validator.iter_errors(arguments)
+            return
+        try:
+            self.validator.validate(arguments)
+        except jsonschema_rs.ValidationError as error:
+            yield error
 
     def _message(self, error: jsonschema_rs.ValidationError) -> str:
         """The validator's message, naming a pattern as the schema wrote it rather than rewritten."""
@@ -243,6 +257,29 @@ class CompiledSchema:
             if original is not None and message.endswith(f'"{rewritten}"'):
                 return f'{message[: -len(rewritten) - 2]}"{original}"'
         return message
+
+
+def _more_values_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` holds more than ``limit`` values at every depth (stops once it does; no recursion).
+
+    >>> from pydantic_lenient.repair.validation import _more_values_than
+    >>> _more_values_than({"a": [1, 2]}, 3), _more_values_than({"a": [1, 2, 3]}, 3)
+    (False, True)
+    """
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            children: Collection[Any] = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        count += len(children)
+        if count > limit:
+            return True
+        stack.extend(child for child in children if isinstance(child, (Mapping, list, tuple)))
+    return False
 
 
 def _details(error: jsonschema_rs.ValidationError, message: str) -> list[ErrorDetails]:

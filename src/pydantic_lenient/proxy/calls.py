@@ -1,0 +1,281 @@
+"""The ``tools/call`` path of the proxy: each tool's `Repairer` from the listings, a call's arguments
+normalized and repaired, and its outcome counted and recorded when the upstream answers.
+
+With an `OutcomeRecorder`, every ``tools/call`` is recorded as the MCP adapters record it
+(`pydantic_lenient.observe.recorder`): ok; refused by validation, when the upstream answers with an
+error a call the proxy found invalid against the tool's schema (each field's error type and value
+shape, from the validator's errors); or an error in the tool, for any other error the upstream (or
+the proxy, for an upstream that is gone) answers with. With its duration from request to answer and
+the normalizer rules and repairs (``repair:<kind>``) applied. An argument name the tool's schema
+does not declare is recorded however the call ends, with the declared name it is near; the
+upstream still decides whether it is refused or ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
+from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, field_failures, unknown_parameters
+from pydantic_lenient.observe.logdir import NORMALIZER_STATS_FILE
+from pydantic_lenient.observe.outcomes import Status
+from pydantic_lenient.observe.recorder import OutcomeRecorder
+from pydantic_lenient.repair.engine import Repairer
+from pydantic_lenient.schema.styles import Style
+from pydantic_lenient.schema.widen import widen_schema
+
+from .messages import RequestId, failed
+
+if TYPE_CHECKING:
+    from pydantic_lenient.observe.otel import ProxyTracer
+
+__all__ = ("REPAIR_STATS_FILE", "Conflict", "PendingCall", "ProxyStats", "ToolCalls")
+
+logger = logging.getLogger("pydantic_lenient.proxy")
+
+_RECENT_LIMIT = 50
+REPAIR_STATS_FILE = "repair-stats.json"
+_CALLS_LIMIT = 10_000  # unanswered tools/call requests remembered for the recorder (a cancelled one never is)
+
+
+@dataclass
+class ProxyStats:
+    """Counts of the ``tools/call`` requests the proxy saw, saved as ``repair-stats.json``."""
+
+    calls: Counter[str] = field(default_factory=Counter)
+    repaired: Counter[str] = field(default_factory=Counter)
+    invalid: Counter[str] = field(default_factory=Counter)
+    recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=_RECENT_LIMIT))
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def count(self, tool: str, repairs: list[dict[str, Any]], valid: bool) -> None:
+        with self.lock:
+            self.calls[tool] += 1
+            if repairs and valid:
+                self.repaired[tool] += 1
+                # The kinds only: a repair's "from", "to" and "path" hold the client's text (values and keys).
+                kinds = [{"kind": repair["kind"]} for repair in repairs]
+                self.recent.append({"ts": time.time(), "tool": tool, "repairs": kinds})
+            if not valid:
+                self.invalid[tool] += 1
+
+    def snapshot(self) -> dict[str, Any]:
+        with self.lock:
+            return {
+                "total_calls": sum(self.calls.values()),
+                "total_repaired": sum(self.repaired.values()),
+                "total_invalid": sum(self.invalid.values()),
+                "by_tool": {
+                    tool: {"calls": self.calls[tool], "repaired": self.repaired[tool], "invalid": self.invalid[tool]}
+                    for tool in sorted(self.calls)
+                },
+                "recent_repairs": list(self.recent),
+            }
+
+    def save(self, path: Path) -> None:
+        """Write atomically: a temporary file beside ``path``, then a rename."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(self.snapshot(), indent=2, ensure_ascii=False, default=repr), encoding="utf-8")
+        temporary.replace(path)
+
+
+@dataclass(slots=True)
+class PendingCall:
+    """A ``tools/call`` the upstream has yet to answer: what the recorder needs when it does.
+    ``invalid``: the arguments as forwarded fail the tool's schema (``failures`` say how)."""
+
+    tool: str
+    started: float
+    norms: tuple[str, ...] = ()
+    invalid: bool = False
+    failures: tuple[FieldFailure, ...] = ()
+    unknown: tuple[FieldFailure, ...] = ()  # names the tool does not declare, recorded however it ends
+
+
+class Conflict(Exception):
+    """A call whose normalization conflicts: answered with a tool error, never forwarded."""
+
+
+class ToolCalls:
+    """The calls of one session: the `Repairer` of each listed tool, and the calls the upstream has
+    yet to answer (at most ``_CALLS_LIMIT``), tracked only when a recorder or a tracer wants them."""
+
+    def __init__(
+        self,
+        style: Style,
+        normalizer: Normalizer | None,
+        stats: ProxyStats | None,
+        recorder: OutcomeRecorder | None,
+        tracer: ProxyTracer | None,
+    ) -> None:
+        self.style = style
+        self.normalizer = normalizer
+        self.stats = stats
+        self.recorder = recorder
+        self.tracer = tracer
+        self.calls: dict[RequestId, PendingCall] = {}
+        self.repairers: dict[str, Repairer] = {}
+
+    def forget(self, request_id: RequestId) -> None:
+        """The call ``request_id`` will not be answered (cancelled, or forgotten past the bound)."""
+        self.calls.pop(request_id, None)
+
+    def widened_listing(self, result: dict[str, Any]) -> dict[str, Any]:
+        tools = result.get("tools")
+        if not isinstance(tools, list):
+            return result
+        widened = []
+        for tool in tools:
+            if (
+                isinstance(tool, dict)
+                and isinstance(tool.get("name"), str)
+                and isinstance(tool.get("inputSchema"), dict)
+            ):
+                schema = tool["inputSchema"]
+                self.repairers[tool["name"]] = Repairer(schema)
+                if self.tracer is not None:
+                    self.tracer.listed([tool["name"]])
+                tool = {**tool, "inputSchema": widen_schema(schema, self.style)}
+            widened.append(tool)
+        return {**result, "tools": widened}
+
+    def repaired_call(self, request_id: RequestId, params: dict[str, Any], shallow: bool = False) -> dict[str, Any]:
+        """The call's params with its arguments normalized and repaired, or ``params`` itself.
+        ``shallow``: the arguments nest no deeper than the parser allows (`Repairer.verdict`).
+        Raises `Conflict` for a call whose normalization conflicts."""
+        tool, arguments = params.get("name"), params.get("arguments")
+        if not isinstance(tool, str):
+            return params
+        call = self._track(request_id, tool)
+        if not isinstance(arguments, Mapping):
+            if call is not None and arguments is None:  # a call may leave out its arguments
+                self._check(call, {})
+            return params
+        changed: Any = arguments
+        norms: tuple[str, ...] = ()
+        if self.normalizer is not None:
+            try:
+                normalized = self.normalizer.apply(tool, arguments)
+            except NormalizationConflict as error:
+                if call is not None:
+                    call.invalid, call.failures = True, (NORMALIZATION_CONFLICT,)
+                raise Conflict(f"{tool}: {error}") from None
+            changed = normalized.arguments
+            norms = tuple(entry["rule_id"] for entry in normalized.applied)
+            if self.tracer is not None:
+                self.tracer.normalized(request_id, normalized.applied)
+        repairer = self.repairers.get(tool)
+        if repairer is None:  # the upstream lists no such tool: nothing to repair against
+            if call is not None:
+                call.norms = norms
+            return params if changed == arguments else {**params, "arguments": changed}
+        if call is not None:
+            call.unknown = _unknown_names(repairer, changed)  # as sent, whatever repair makes of them
+        # Valid as it is: one validation, no copy, and no walk for arguments as parsed (the normalizer
+        # may have parsed a text into something deeper).
+        if repairer.is_valid(changed, shallow=shallow and changed is arguments):
+            if self.stats is not None:
+                self.stats.count(tool, [], True)
+            if call is not None:
+                call.norms = norms
+            return params if changed is arguments else {**params, "arguments": changed}
+        result = repairer.repair(changed)
+        if self.stats is not None:
+            self.stats.count(tool, result.repairs, result.valid)
+        if not result.valid:  # still invalid: the server's own error tells the model what to fix
+            if call is not None:
+                self._check(call, arguments)
+            return params
+        if self.tracer is not None:
+            self.tracer.repaired(request_id, result.repairs)
+        if call is not None:
+            call.norms = norms + tuple(dict.fromkeys(f"repair:{repair['kind']}" for repair in result.repairs))
+        return {**params, "arguments": result.arguments}
+
+    def save(self, log_dir: Path) -> None:
+        """Save the repair counts in ``log_dir``, and the normalizer's stats when no recorder does."""
+        try:
+            if self.stats is not None:
+                self.stats.save(log_dir / REPAIR_STATS_FILE)
+            # The recorder saves the normalizer's stats when it has them; otherwise they go here.
+            if self.normalizer is not None and (self.recorder is None or self.recorder.normalizer is None):
+                self.normalizer.save(log_dir / NORMALIZER_STATS_FILE)
+        except OSError as error:
+            logger.warning("cannot save stats in %s: %s", log_dir, error)
+
+    def finish_recording(self, close: bool) -> None:
+        """Flush and save the outcomes at exit, closing the recorder if the relay's owner made it
+        (a full or read-only disk is logged, not raised)."""
+        recorder = self.recorder
+        if recorder is None:
+            return
+        try:
+            if close:
+                recorder.close()
+            elif recorder.log_dir is not None:
+                recorder.save()
+            else:
+                recorder.flush()
+        except Exception:
+            logger.exception("cannot save the recorded outcomes")
+
+    def _track(self, request_id: RequestId, tool: str) -> PendingCall | None:
+        if self.recorder is None and self.tracer is None:
+            return None
+        if len(self.calls) >= _CALLS_LIMIT:
+            del self.calls[next(iter(self.calls))]
+        call = self.calls[request_id] = PendingCall(tool, time.perf_counter())
+        return call
+
+    def _check(self, call: PendingCall, arguments: Mapping[str, Any]) -> None:
+        """Note why ``arguments``, sent as they came, fail the tool's schema (if it is known)."""
+        repairer = self.repairers.get(call.tool)
+        if repairer is None:
+            return
+        call.invalid = not repairer.is_valid(arguments)
+        if call.invalid:
+            properties = repairer.schema.get("properties") if isinstance(repairer.schema, Mapping) else None
+            known = list(properties) if isinstance(properties, Mapping) else ()
+            details = repairer.error_details(arguments)
+            recorder = self.recorder
+            call.failures = (
+                recorder.field_failures(details, arguments, known=known)
+                if recorder is not None
+                else field_failures(details, arguments, known=known)
+            )
+
+    def answered(self, request_id: RequestId, message: dict[str, Any] | None, by_upstream: bool = True) -> None:
+        """Record the answer ``message`` to a call (None: the proxy answered for a gone upstream)."""
+        call = self.calls.pop(request_id, None)
+        if call is None:
+            return
+        status: Status = "ok"
+        if message is None or failed(message):
+            status = "refused" if call.invalid and by_upstream else "error"
+        failures = call.failures if status == "refused" else ()
+        if self.tracer is not None:
+            self.tracer.refused(request_id, failures)
+            self.tracer.answered(request_id, message, status)
+        failures = failures or call.unknown
+        if self.recorder is None:
+            return
+        duration_ms = (time.perf_counter() - call.started) * 1000
+        self.recorder.record(call.tool, status, duration_ms, failures=failures, norms=call.norms)
+
+
+def _unknown_names(repairer: Repairer, arguments: Mapping[str, Any]) -> tuple[FieldFailure, ...]:
+    """The argument names the tool's schema does not declare (none when it declares no properties)."""
+    properties = repairer.schema.get("properties") if isinstance(repairer.schema, Mapping) else None
+    if not isinstance(properties, Mapping) or not properties:
+        return ()
+    return unknown_parameters(arguments, properties.keys())

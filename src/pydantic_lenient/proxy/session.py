@@ -1,0 +1,120 @@
+"""The proxy's bookkeeping for one session: which requests the upstream still owes, the client's
+messages held behind the proxy's own listing, and the proxy's own requests (pings and listings).
+
+The proxy's own request ids have a random part per process, so no client can send one by chance or
+on purpose. What is remembered is bounded: at most ``_WAITING_LIMIT`` unanswered requests.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .messages import RequestId, dumped
+
+__all__ = ("LIST_PREFIX", "OWN_PREFIX", "Session")
+
+OWN_PREFIX = f"pydantic-lenient-{secrets.token_hex(8)}-"
+_PING_PREFIX = f"{OWN_PREFIX}ping-"
+LIST_PREFIX = f"{OWN_PREFIX}list-"
+_WAITING_LIMIT = 10_000  # unanswered requests remembered, so each gets one answer should the upstream go
+
+
+class Session:
+    """What one session remembers between messages.
+
+    ``waiting``: each id the upstream owes an answer, with the methods in flight under it (a client
+    may reuse an id still in flight); ``held``: the client's messages waiting behind the proxy's
+    own listing (None when none is under way); ``listed``: the proxy listed the tools itself since
+    the last ``list_changed``.
+
+    >>> session = Session()
+    >>> session.wait(1, "tools/call")
+    >>> session.wait(1, "tools/list")
+    >>> session.answered_method(1, {"result": {"tools": []}}), session.answered_method(1, {"result": {}})
+    ('tools/list', 'tools/call')
+    >>> session.waiting
+    {}
+    """
+
+    def __init__(self) -> None:
+        self.waiting: dict[RequestId, list[str]] = {}
+        self.waiting_count = 0
+        self.pings: dict[str, Callable[[], None]] = {}
+        self.pings_sent = 0
+        self.listed = False
+        self.held: list[bytes] | None = None
+        self.list_pages = 0
+
+    def wait(self, request_id: RequestId, method: str) -> RequestId | None:
+        """Remember that the upstream owes ``request_id`` an answer to ``method``; the oldest is forgotten
+        past ``_WAITING_LIMIT`` (a client that never waits for its answers must not grow memory), and
+        its id returned."""
+        forgotten = None
+        if self.waiting_count >= _WAITING_LIMIT:
+            forgotten = next(iter(self.waiting))
+            self.waiting_count -= len(self.waiting.pop(forgotten))
+        methods = self.waiting.get(request_id)
+        if methods is None:
+            self.waiting[request_id] = [method]
+        else:  # the client reused an id still in flight: told apart by the answer's shape
+            methods.append(method)
+        self.waiting_count += 1
+        return forgotten
+
+    def answered_method(self, request_id: RequestId, message: Mapping[str, Any]) -> str | None:
+        """The method of the request ``message`` answers, no longer waited for (None: not waited for)."""
+        methods = self.waiting.get(request_id)
+        if methods is None:
+            return None
+        index = 0
+        if len(methods) > 1:  # one id for several methods: a tools/list answer is the one with tools
+            result = message.get("result")
+            listing = isinstance(result, dict) and isinstance(result.get("tools"), list)
+            matching = [i for i, method in enumerate(methods) if (method == "tools/list") == listing]
+            index = matching[0] if matching else 0
+        method = methods.pop(index)
+        if not methods:
+            del self.waiting[request_id]
+        self.waiting_count -= 1
+        return method
+
+    def cancelled(self, request_id: RequestId) -> bool:
+        """The client cancelled a request: the upstream need not answer it (MCP), so it is no longer owed."""
+        if request_id not in self.waiting:
+            return False
+        self.waiting_count -= len(self.waiting.pop(request_id))
+        return True
+
+    def abandoned(self) -> dict[RequestId, list[str]]:
+        """Every request still owed, forgotten."""
+        waiting, self.waiting, self.waiting_count = self.waiting, {}, 0
+        return waiting
+
+    def ping(self, on_reply: Callable[[], None]) -> bytes:
+        """A ping request; its reply calls ``on_reply`` (`own_reply`)."""
+        self.pings_sent += 1
+        ping_id = f"{_PING_PREFIX}{self.pings_sent}"
+        self.pings[ping_id] = on_reply
+        return dumped({"jsonrpc": "2.0", "id": ping_id, "method": "ping"})
+
+    def own_reply(self, request_id: str) -> bool:
+        """Whether ``request_id`` is a ping's: its ``on_reply`` is called."""
+        on_reply = self.pings.pop(request_id, None)
+        if on_reply is None:
+            return False
+        on_reply()
+        return True
+
+    def hold(self, line: bytes) -> None:
+        """Start the proxy's own listing, holding ``line`` and what follows behind it."""
+        self.listed, self.held, self.list_pages = True, [line], 0
+
+    def list_request(self, cursor: str | None) -> bytes:
+        """The proxy's own ``tools/list`` request for the next page."""
+        self.list_pages += 1
+        request: dict[str, Any] = {"jsonrpc": "2.0", "id": f"{LIST_PREFIX}{self.list_pages}", "method": "tools/list"}
+        if cursor is not None:
+            request["params"] = {"cursor": cursor}
+        return dumped(request)
