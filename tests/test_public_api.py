@@ -73,6 +73,7 @@ NEEDS_EXTRA = {
     "proxy": "mcp",
     "proxy.relay": "mcp",
     "proxy.stdio": "mcp",
+    "proxy.remote": "httpx2",
     "observe.otel": "opentelemetry",
     "repair": "jsonschema_rs",
     "repair.budget": "jsonschema_rs",
