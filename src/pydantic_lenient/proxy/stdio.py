@@ -32,7 +32,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic_lenient.normalizer.engine import Normalizer
 from pydantic_lenient.observe.recorder import OutcomeRecorder
@@ -40,7 +40,10 @@ from pydantic_lenient.schema.styles import Style
 
 from .relay import ProxyStats, _Relay
 
-__all__ = ("StartError", "run_proxy", "serve")
+if TYPE_CHECKING:
+    from .remote import HttpUpstream
+
+__all__ = ("StartError", "http_upstream", "run_proxy", "serve")
 
 logger = logging.getLogger("pydantic_lenient.proxy")
 
@@ -532,10 +535,9 @@ async def serve(
         raise ValueError("give log_dir or recorder, not both")
     upstream: Callable[[_Proxy], _Upstream]
     if url is not None:
-        from .remote import HttpUpstream
-
+        remote = http_upstream()
         remote_url, remote_headers = url, list(headers)
-        upstream = lambda proxy: HttpUpstream(proxy, remote_url, remote_headers)  # noqa: E731
+        upstream = lambda proxy: remote(proxy, remote_url, remote_headers)  # noqa: E731
     else:
         child_command = list(command)
         upstream = lambda proxy: _Child(proxy, child_command)  # noqa: E731
@@ -557,6 +559,19 @@ async def serve(
         telemetry=telemetry,
     )
     return await _Proxy(options).run()
+
+
+def http_upstream() -> type[HttpUpstream]:
+    """The remote upstream's class, or an ImportError that says what to install: it needs httpx2
+    (the ``proxy`` extra), and a stdio upstream does not."""
+    try:
+        from .remote import HttpUpstream
+    except ImportError as error:
+        raise ImportError(
+            "a remote upstream (--url) needs httpx2: pip install 'pydantic-lenient[proxy]'"
+            f" (in a clone: pip install -e '.[proxy]') ({error})"
+        ) from None
+    return HttpUpstream
 
 
 def run_proxy(command: Sequence[str] = (), **options: Any) -> int:
