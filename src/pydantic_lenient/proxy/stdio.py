@@ -242,7 +242,7 @@ class _Child:
                     os.killpg(self.process.get_pid(), stop)
                 except (ProcessLookupError, PermissionError):
                     break
-            with contextlib.suppress(TimeoutError):
+            with contextlib.suppress(asyncio.TimeoutError):  # on Python 3.10 not the builtin TimeoutError
                 await asyncio.wait_for(exited.wait(), _STOP_GRACE)
             if exited.is_set():
                 break
@@ -406,7 +406,7 @@ class _Proxy:
             self.relay.finish_recording(close=self.options.owns_recorder)
             self.client_out.close()
             if writer is not None:
-                with contextlib.suppress(TimeoutError):
+                with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(asyncio.shield(writer.closed), _STOP_GRACE)
             for number in _STOP_SIGNALS:
                 loop.remove_signal_handler(number)
@@ -428,7 +428,7 @@ class _Proxy:
             while not answered.is_set() and waited < self.options.ping_timeout:
                 await self.output_resumed.wait()
                 started = _loop_time()
-                with contextlib.suppress(TimeoutError):
+                with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(answered.wait(), self.options.ping_timeout - waited)
                 if not self.output_paused:
                     waited += _loop_time() - started
