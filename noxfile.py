@@ -2,12 +2,12 @@
 
 `nox` runs all three sessions (CI does); each builds its own venv with pip and runs `pytest` with any
 arguments given after `--`, on the fast hypothesis profile (the thorough one runs once, in CI's main
-run). The MCP SDKs' lowest releases need a newer pydantic than the core's lowest (mcp 2.0.0
+run). The MCP SDKs' lowest releases need a newer pydantic than the core's lowest (mcp 2.1.0
 requires pydantic>=2.12.0), so the lowest pins are two sessions:
 
 - `lowest`: Python 3.10 with pydantic 2.11.0, pydantic-core 2.33.0 and annotated-types 0.7.0, and
   every test dependency that installs beside them; the SDKs' tests skip, as on a core install.
-- `lowest_sdks`: Python 3.10 with mcp 2.0.0 and fastmcp 4.0.0.
+- `lowest_sdks`: Python 3.10 with mcp 2.1.0, fastmcp 4.0.11 and httpx2 2.10.0.
 - `newest`: the newest Python with the newest release of everything.
 """
 
@@ -27,8 +27,10 @@ LOWEST_CORE = ("pydantic==2.11.0", "pydantic-core==2.33.0", "annotated-types==0.
 NEEDS_NEWER_PYDANTIC = frozenset(
     {"mcp", "fastmcp", "pydantic-ai-slim", "openai-agents", "langchain-core", "google-genai", "anthropic"}
 )
-# pydantic as pip resolves it: mcp 2.0.0 needs >=2.12.0, and google-genai (Python 3.11+) >=2.12.5.
-LOWEST_SDKS = ("mcp==2.0.0", "fastmcp==4.0.0")
+# The lowest releases that pass (bisected): mcp.Client takes StdioServerParameters from mcp 2.1.0; before
+# 4.0.11 FastMCP wraps an optional parameter's schema in a second anyOf with null, which the styles keep.
+# httpx2 for the proxy's --url. pydantic as pip resolves it (mcp needs >=2.12.0).
+LOWEST_SDKS = ("mcp==2.1.0", "fastmcp==4.0.11", "httpx2==2.10.0")
 # The fast profile, whatever the caller's environment says.
 FAST = {"HYPOTHESIS_PROFILE": "default"}
 # On the lowest pins some SDKs cannot install (the core's pydantic is too old for them, or they need
@@ -60,7 +62,7 @@ def lowest(session: nox.Session) -> None:
 
 @nox.session(python=LOWEST_PYTHON)
 def lowest_sdks(session: nox.Session) -> None:
-    """Python 3.10 with the lowest mcp and fastmcp the README claims."""
+    """Python 3.10 with the lowest mcp, fastmcp and httpx2 the extras claim."""
     session.install("-e", ".[test]", *LOWEST_SDKS)
     session.run("python", "-m", "pip", "freeze")
     session.run("python", "-m", "pytest", *session.posargs, env=LOWEST_ENV)

@@ -13,6 +13,7 @@ from typing import Any
 import jsonschema_rs
 
 from tests.conftest import AjvRunner
+from tests.sdks import require
 
 BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "bfcl"
 PYTHON_ENGINES = (
@@ -30,6 +31,7 @@ def _lines(name: str) -> list[dict[str, Any]]:
 
 
 def _score(tmp_path: Path, *options: str) -> dict[str, Any]:
+    require("mcp.server.mcpserver")  # the scorer imports the official SDK: one of its engines
     output = tmp_path / "results.json"
     command = [sys.executable, str(BENCHMARK / "score.py"), "--sample", "6", "--rounds", "1", "--json", str(output)]
     subprocess.run([*command, *options], check=True, capture_output=True, text=True, timeout=300)

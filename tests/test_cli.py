@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import io
 import json
@@ -467,3 +468,19 @@ def test_suggest_and_dashboard_bad_input_is_one_line(tmp_path: Path, args: list[
     assert completed.returncode == 2
     assert message in completed.stderr
     assert len([line for line in completed.stderr.splitlines() if "error" in line]) == 1
+
+
+def test_proxy_url_without_httpx2_is_one_line_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A remote upstream needs httpx2 (the `proxy` extra); a stdio upstream does not."""
+    monkeypatch.setitem(sys.modules, "httpx2", None)  # `import httpx2` raises ImportError
+    monkeypatch.delitem(sys.modules, "pydantic_lenient.proxy.remote", raising=False)
+    assert main(["proxy", "--url", "http://127.0.0.1:9/mcp"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert "a remote upstream (--url) needs httpx2: pip install 'pydantic-lenient[proxy]'" in error
+    from pydantic_lenient.proxy.stdio import serve
+
+    with pytest.raises(ImportError, match=r"needs httpx2"):
+        asyncio.run(serve(url="http://127.0.0.1:9/mcp"))

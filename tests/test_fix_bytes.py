@@ -192,7 +192,7 @@ def test_line_endings_encoding_and_bom_are_kept(tmp_path: Path, encoding: str, c
     data = path.read_bytes()
     assert data.startswith(b"\xef\xbb\xbf") == (encoding == "utf-8-sig")
     text = data.decode(encoding)
-    assert "limit: Optional[LenientInt] = None" in text
+    assert "limit: Lenient[Optional[int]] = None" in text
     assert "'caf\u00e9'" in text
     assert text.count("\n") == text.count(newline)  # every line ending as written, the added ones too
     assert oct(path.stat().st_mode & 0o777) == oct(0o640)

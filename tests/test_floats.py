@@ -7,6 +7,7 @@ import pytest
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from pydantic_lenient import LenientFloat, input_schema
+from pydantic_lenient.types.exact_leaves import ExactNumber
 from tests.cases import Case, invalid_params, valid_params
 
 CASES = [
@@ -75,6 +76,32 @@ def test_refuses_with_one_lenient_float_error(annotation: Any, value: Any) -> No
         assert caught.value.errors()[0]["msg"] == (
             "Input should be a finite number, or a string holding one in JSON number syntax"
         )
+
+
+BEYOND_64_BITS = {"2**63": 2**63, "10**21": 10**21, "-10**21": -(10**21), "10**308": 10**308, "10**309": 10**309}
+
+
+def _verdict(validate: Any, value: Any) -> Any:
+    try:
+        return validate(value)
+    except ValidationError as error:
+        return [e["type"] for e in error.errors()]
+
+
+@pytest.mark.parametrize("value", BEYOND_64_BITS.values(), ids=BEYOND_64_BITS.keys())
+@pytest.mark.parametrize(
+    ("annotation", "error_type"),
+    [(LenientFloat, "lenient_float"), (Annotated[float, ExactNumber()], "exact_float")],
+    ids=["LenientFloat", "ExactNumber"],
+)
+def test_an_integer_beyond_64_bits_gets_one_verdict_from_python_and_from_json(
+    annotation: Any, error_type: str, value: int
+) -> None:
+    """pydantic-core 2.33 (the lowest pin) reads a JSON integer this large as no float at all."""
+    adapter = TypeAdapter(annotation)
+    expected = float(value) if value < 10**309 else [error_type]
+    assert _verdict(adapter.validate_python, value) == expected
+    assert _verdict(adapter.validate_json, str(value)) == expected
 
 
 class Scaled(BaseModel):

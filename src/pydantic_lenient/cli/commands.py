@@ -217,8 +217,10 @@ def _proxy(arguments: argparse.Namespace) -> int:
     from pydantic_lenient.observe.logdir import LogDirError
 
     try:
-        from pydantic_lenient.proxy.stdio import run_proxy
+        from pydantic_lenient.proxy.stdio import http_upstream, run_proxy
 
+        if arguments.url is not None:
+            http_upstream()  # its missing extra is one line before anything starts
         normalizer = Normalizer.from_file(arguments.rules) if arguments.rules else None
     except (ImportError, RuleError) as error:
         raise CommandError(str(error)) from None

@@ -89,7 +89,7 @@ class HttpUpstream:
         port = parts.port or (443 if parts.scheme == "https" else 80)
         try:  # reachable now, so a wrong URL is one clear error at once, not a first call that fails
             _, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port), _CONNECT_TIMEOUT)
-        except (OSError, TimeoutError) as error:
+        except (OSError, asyncio.TimeoutError) as error:  # asyncio's own on Python 3.10
             reason = error.strerror if isinstance(error, OSError) and error.strerror else "no connection"
             raise StartError(f"cannot reach the upstream MCP server `{self.name}`: {reason}") from None
         writer.close()
@@ -116,7 +116,7 @@ class HttpUpstream:
         if self.client is None:
             return
         if self.session is not None:
-            with contextlib.suppress(httpx2.HTTPError, TimeoutError):
+            with contextlib.suppress(httpx2.HTTPError, asyncio.TimeoutError):
                 await asyncio.wait_for(self.client.delete(self.url, headers=self._headers()), 2.0)
         await self.client.aclose()
         for name in _HTTP_LOGGERS:

@@ -31,7 +31,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic_lenient.normalizer.engine import Normalizer
 from pydantic_lenient.observe.recorder import OutcomeRecorder
@@ -41,7 +41,10 @@ from .calls import ProxyStats
 from .relay import _Relay
 from .streams import ClientError, FileIn, FileOut, Lines, client_input, client_output
 
-__all__ = ("StartError", "run_proxy", "serve")
+if TYPE_CHECKING:
+    from .remote import HttpUpstream
+
+__all__ = ("StartError", "http_upstream", "run_proxy", "serve")
 
 logger = logging.getLogger("pydantic_lenient.proxy")
 
@@ -147,7 +150,7 @@ class _Child:
                     os.killpg(self.process.get_pid(), stop)
                 except (ProcessLookupError, PermissionError):
                     break
-            with contextlib.suppress(TimeoutError):
+            with contextlib.suppress(asyncio.TimeoutError):  # on Python 3.10 not the builtin TimeoutError
                 await asyncio.wait_for(exited.wait(), _STOP_GRACE)
             if exited.is_set():
                 break
@@ -311,7 +314,7 @@ class _Proxy:
             self.relay.finish_recording(close=self.options.owns_recorder)
             self.client_out.close()
             if writer is not None:
-                with contextlib.suppress(TimeoutError):
+                with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(asyncio.shield(writer.closed), _STOP_GRACE)
             for number in _STOP_SIGNALS:
                 loop.remove_signal_handler(number)
@@ -333,7 +336,7 @@ class _Proxy:
             while not answered.is_set() and waited < self.options.ping_timeout:
                 await self.output_resumed.wait()
                 started = _loop_time()
-                with contextlib.suppress(TimeoutError):
+                with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(answered.wait(), self.options.ping_timeout - waited)
                 if not self.output_paused:
                     waited += _loop_time() - started
@@ -395,10 +398,9 @@ async def serve(
         raise ValueError("give log_dir or recorder, not both")
     upstream: Callable[[_Proxy], _Upstream]
     if url is not None:
-        from .remote import HttpUpstream
-
+        remote = http_upstream()
         remote_url, remote_headers = url, list(headers)
-        upstream = lambda proxy: HttpUpstream(proxy, remote_url, remote_headers)  # noqa: E731
+        upstream = lambda proxy: remote(proxy, remote_url, remote_headers)  # noqa: E731
     else:
         child_command = list(command)
         upstream = lambda proxy: _Child(proxy, child_command)  # noqa: E731
@@ -420,6 +422,19 @@ async def serve(
         telemetry=telemetry,
     )
     return await _Proxy(options).run()
+
+
+def http_upstream() -> type[HttpUpstream]:
+    """The remote upstream's class, or an ImportError that says what to install: it needs httpx2
+    (the ``proxy`` extra), and a stdio upstream does not."""
+    try:
+        from .remote import HttpUpstream
+    except ImportError as error:
+        raise ImportError(
+            "a remote upstream (--url) needs httpx2: pip install 'pydantic-lenient[proxy]'"
+            f" (in a clone: pip install -e '.[proxy]') ({error})"
+        ) from None
+    return HttpUpstream
 
 
 def run_proxy(command: Sequence[str] = (), **options: Any) -> int:

@@ -62,7 +62,7 @@ def audit(tools: Any) -> list[Finding]:
     >>> def search(folder: str, limit: Optional[int] = None, offset: LenientUInt = 0) -> None: ...
     >>> for finding in audit([search]):
     ...     print(finding)
-    error: search.limit: Optional[int] is not lenient; use Optional[LenientInt]
+    error: search.limit: Optional[int] is not lenient; use Lenient[Optional[LenientInt]]
     """
     findings: list[Finding] = []
     for spec in tool_specs(tools):

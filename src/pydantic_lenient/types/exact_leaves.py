@@ -159,7 +159,9 @@ class ExactNumber:
                 bounds=bounds,
             )
         if base is float:
-            forms = {int: core_schema.float_schema(), float: core_schema.float_schema()}
+            # An int is read as one first: pydantic-core 2.33 takes no JSON integer beyond 64 bits as a float.
+            as_float = core_schema.chain_schema([core_schema.int_schema(strict=True), core_schema.float_schema()])
+            forms = {int: as_float, float: core_schema.float_schema()}
             return lenient_scalar_schema(
                 forms=forms,
                 error_type="exact_float",

@@ -23,6 +23,9 @@ _MESSAGE = "Input should be a finite number, or a string holding one in JSON num
 
 
 _FINITE = core_schema.float_schema(allow_inf_nan=False)
+# An integer is read as one first: pydantic-core 2.33 refuses a JSON integer beyond 64 bits (10**21)
+# as a float, though it takes the same int from Python.
+_INTEGER = core_schema.chain_schema([core_schema.int_schema(strict=True), _FINITE])
 # '1e999' matches the pattern and overflows to inf, which allow_inf_nan=False refuses.
 _NUMBER_TEXT = core_schema.chain_schema(
     [
@@ -71,7 +74,7 @@ class _LenientFloat:
         bounds = self._bounds()
         return lenient_scalar_schema(
             # pydantic-core's strict float also takes Decimal; an int too large for a double is refused.
-            forms={float: _FINITE, int: _FINITE, Decimal: _FINITE, str: _NUMBER_TEXT},
+            forms={float: _FINITE, int: _INTEGER, Decimal: _FINITE, str: _NUMBER_TEXT},
             bounds=core_schema.float_schema(strict=True, **bounds) if bounds else None,  # type: ignore[arg-type]
             error_type=ERROR_TYPE,
             message=_MESSAGE,
