@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Optional
 
 import pytest
@@ -45,6 +45,19 @@ def _plain_limit(wrap: Callable[[Any], Any]) -> int:
     return depth
 
 
+@pytest.fixture
+def default_recursion_limit() -> Iterator[None]:
+    """Python's default limit, whatever an earlier test in the process left (hypothesis raises it):
+    how deep plain pydantic reaches depends on it."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+@pytest.mark.usefixtures("default_recursion_limit")
 @pytest.mark.parametrize("wrapper", sorted(WRAPPERS))
 def test_every_target_reaches_the_depth_plain_pydantic_reaches(wrapper: str) -> None:
     wrap = WRAPPERS[wrapper]
