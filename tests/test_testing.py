@@ -80,7 +80,7 @@ def test_passes_audit_passes_and_lists_findings() -> None:
         limit: LenientUInt = 0
 
     assert_passes_audit([("lenient", Lenient)])
-    with pytest.raises(AssertionError, match=r"search.renamed: int is not lenient; use LenientInt"):
+    with pytest.raises(AssertionError, match=r"search.renamedField: int is not lenient; use LenientInt"):
         assert_passes_audit([("search", Search)])
     with pytest.raises(AssertionError, match="does not accept JSON text"):
         assert_passes_audit([("lists", _with_list())], notes=True)
