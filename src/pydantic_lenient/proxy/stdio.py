@@ -286,14 +286,17 @@ class _Proxy:
         except ClientError as error:
             print(f"pydantic-lenient proxy: {error}", file=sys.stderr)
             return 2
+        # Before the upstream starts: a signal that comes while it starts must still stop it.
+        for number in _STOP_SIGNALS:
+            loop.add_signal_handler(number, self.finish, None)
         try:
             await self.upstream.start()
         except StartError as error:
             print(f"pydantic-lenient proxy: {error}", file=sys.stderr)
             self.client_out.close()
+            for number in _STOP_SIGNALS:
+                loop.remove_signal_handler(number)
             return 2
-        for number in _STOP_SIGNALS:
-            loop.add_signal_handler(number, self.finish, None)
         tasks = [asyncio.create_task(self._watch())]
         if self.options.log_dir is not None:
             tasks.append(asyncio.create_task(self._autosave()))
