@@ -356,3 +356,23 @@ def test_the_environment_configures_exporters_the_standard_way() -> None:
     assert setup is not None
     assert isinstance(setup.telemetry, LenientTelemetry)
     setup.shutdown()
+
+
+def test_a_proxied_span_carries_the_protocol_version_the_session_speaks() -> None:
+    """``mcp.protocol.version`` comes from the upstream's answer to ``initialize``."""
+    exported = Exported()
+    relay = require("pydantic_lenient.proxy.relay")._Relay(
+        "type-array", RULES, None, None, ProxyTracer(exported.telemetry)
+    )
+    relay.from_client(b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}\n')
+    relay.from_upstream(b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}')
+    listing = {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "search", "inputSchema": SCHEMA}]}}
+    relay.from_client(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
+    relay.from_upstream(json.dumps(listing).encode())
+    _call(relay, 2, "search", {"limit": 1})
+    relay.from_upstream(b'{"jsonrpc":"2.0","id":2,"result":{"content":[]}}')
+    spans = exported.spans.get_finished_spans()
+    assert spans
+    assert all(
+        span.attributes is not None and span.attributes["mcp.protocol.version"] == "2025-06-18" for span in spans
+    )

@@ -249,6 +249,8 @@ class _Relay(Session, ToolCalls):
         method = self.answered_method(request_id, message)
         if method == "tools/call":
             self.answered(request_id, message)
+        if method == "initialize" and self.tracer is not None:
+            self._note_protocol_version(message.get("result"))
         if method == "tools/list" and isinstance(message.get("result"), dict):
             verbatim = False
             if may_be_inexact(line):  # read again, keeping numbers beyond a double as they came
@@ -265,6 +267,13 @@ class _Relay(Session, ToolCalls):
                 return Routed(upstream=released.upstream, client=answer + released.client)
             return Routed(client=answer)
         return Routed(client=line)
+
+    def _note_protocol_version(self, result: Any) -> None:
+        """The version the session speaks (the upstream's answer to ``initialize``), for its spans'
+        ``mcp.protocol.version``."""
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        if isinstance(version, str) and self.tracer is not None:
+            self.tracer.protocol_version = version
 
     def _own_answer(self, request_id: str, message: dict[str, Any]) -> Routed:
         """The upstream's reply to the proxy's own ping or listing, which goes no further."""
