@@ -9,6 +9,7 @@ import pytest
 
 from pydantic_lenient import LenientInt, audit, lenient_tool, tool_catalog
 from pydantic_lenient.schema.catalog import model_from_function
+from tests.sdks import require
 
 
 def copy_file(source: str, copy: bool = False, json: Optional[int] = None, limit: LenientInt = 10) -> str:
@@ -51,14 +52,10 @@ def test_keep_names_the_parameters(keep: list[str]) -> None:
 @pytest.mark.parametrize("sdk", ["official", "fastmcp"])
 def test_a_server_with_a_copy_parameter_is_cataloged_and_audited(sdk: str) -> None:
     if sdk == "official":
-        from mcp.server.mcpserver import MCPServer
-
-        server: Any = MCPServer("copying")
+        server: Any = require("mcp.server.mcpserver").MCPServer("copying")
         server.tool()(copy_file)
     else:
-        from fastmcp import FastMCP
-
-        server = FastMCP("copying")
+        server = require("fastmcp").FastMCP("copying")
         server.tool(copy_file)
     schema = tool_catalog(server)["tools"][0]["inputSchema"]
     assert list(schema["properties"]) == ["source", "copy", "json", "limit"]
