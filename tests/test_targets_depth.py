@@ -66,7 +66,14 @@ def test_every_target_reaches_the_depth_plain_pydantic_reaches(wrapper: str) -> 
     limit = sys.getrecursionlimit()
     lenient = lenient_model(_nested(depth, wrap))
     for target in TARGETS:
-        schema = target_schema(lenient, target).schema
+        try:
+            schema = target_schema(lenient, target).schema
+        except ValueError as error:
+            # Gemini needs every $ref inlined: past 200 levels of inlined schema (docs/targets.md) it
+            # is refused with this error, never a RecursionError. Python 3.12+ reaches that depth.
+            assert target == "gemini", target
+            assert "nests the schema deeper than 200 levels" in str(error)
+            continue
         assert schema["type"] == "object", target
     assert input_schema(lenient)["type"] == "object"
     assert sys.getrecursionlimit() == limit  # restored
