@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 MODULE_HEADER = """\
 import dataclasses
 import enum
+from datetime import date
 from typing import Annotated, Literal, Optional, Union
 
 import annotated_types
