@@ -389,18 +389,14 @@ def test_the_sdk_adapters_advertise_and_decide_as_the_other_ways(
     for value, accepted in zip(values, served.accepted, strict=True):
         arguments = {"value": value}
         verdict = _verdict(reference, arguments)
-        if sdk == "official" and value == "null" and accepted and not verdict.accepted:
-            continue  # pinned below: test_the_official_adapter_refuses_null_text_where_the_mapping_does
         assert accepted == verdict.accepted, (sdk, parameter.written, value, verdict.errors)
         assert _agrees(host.is_valid(arguments), arguments, verdict), (sdk, parameter.written, value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='make_lenient(lenient_parameters=True) takes the text "null" as None for Optional[Literal["a", "b"]] '
-    "where lenient_tool and the advertised enum refuse it (the host refuses, the server accepts)",
-)
 def test_the_official_adapter_refuses_null_text_where_the_mapping_does(directory: Path) -> None:
+    """make_lenient(lenient_parameters=True) took the text "null" as None for Optional[Literal["a", "b"]]
+    (the SDK's pre-parse), where lenient_tool and the advertised enum refuse it: the host refused what
+    the server took. With lenient parameters, every value now reaches the lenient model as sent."""
     parameter = Parameter(
         Annotation('Optional[Literal["a", "b"]]', st.just("null")), 'Optional[Literal["a", "b"]]', None
     )

@@ -196,6 +196,9 @@ class LenientServerMiddleware:
             metadata = LenientFuncMetadata.from_sdk(tool.fn_metadata)
             if self.lenient_parameters:
                 metadata = LenientFuncMetadata.from_sdk(metadata, arg_model=lenient_model(metadata.arg_model))
+                # The lenient model takes JSON text exactly where its schema says; the SDK's
+                # pre-parse would also turn "null" into None where the schema refuses that text.
+                metadata.every_value_as_sent = True
                 tool.parameters = metadata.arg_model.model_json_schema(by_alias=True)  # as the SDK writes it
             tool.parameters = input_schema(tool.parameters, style=self.style, target=self.target)
             tool.fn_metadata = metadata
@@ -280,6 +283,16 @@ class LenientFuncMetadata(FuncMetadata):
     _lenient_keys: frozenset[str] = PrivateAttr(default=frozenset())
     _adapters: dict[str, TypeAdapter[Any]] = PrivateAttr(default_factory=dict)
     _parameter_names: frozenset[str] = PrivateAttr(default=frozenset())
+    _every_value_as_sent: bool = PrivateAttr(default=False)
+
+    @property
+    def every_value_as_sent(self) -> bool:
+        """Whether every argument reaches validation as sent (no pre-parse of JSON-looking text)."""
+        return self._every_value_as_sent
+
+    @every_value_as_sent.setter
+    def every_value_as_sent(self, value: bool) -> None:
+        self._every_value_as_sent = value
 
     @property
     def parameter_names(self) -> frozenset[str]:
@@ -307,6 +320,8 @@ class LenientFuncMetadata(FuncMetadata):
             raise
 
     def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        if self._every_value_as_sent:
+            return dict(data)
         parsed = super().pre_parse_json(data)
         for key, value in data.items():
             kept = isinstance(value, str) and parsed.get(key) is not value
