@@ -11,7 +11,8 @@ becomes ``Lenient[Optional[int]]`` (which, like every way in, takes the string `
 the marker, natively). The names it uses are imported from ``pydantic_lenient``, ``typing`` and
 ``pydantic``; a name the module binds to anything else, anywhere, is imported under an alias no code
 in the module uses (``from pydantic import Field as _lenient_Field``), so a later
-``from sqlmodel import Field`` cannot change what a rewritten annotation means.
+``from sqlmodel import Field`` cannot change what a rewritten annotation means
+(`pydantic_lenient.codemod._imports`).
 
 Only what it can identify in the source is rewritten: a function whose ``def`` is on the line its
 code object names (two ``def tool`` in the branches of an ``if`` are told apart), a model whose class
@@ -39,7 +40,7 @@ from typing import Any
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import MetadataWrapper, PositionProvider, ScopeProvider
+from libcst.metadata import MetadataWrapper, PositionProvider
 from pydantic import BaseModel
 
 from pydantic_lenient.schema.catalog import is_fastmcp_server, is_official_sdk_server, is_tool_object, run_sync
@@ -54,19 +55,9 @@ from pydantic_lenient.types.mapping import lenient_annotation
 from pydantic_lenient.types.null_text import NullText
 from pydantic_lenient.types.rendering import ALIAS_NAMES, render_annotation
 
-__all__ = ("FixError", "FixResult", "fix_file", "fix_source")
+from ._imports import ImportedNames, Imports
 
-# Where each name a rewrite may write comes from.
-_IMPORTS = {
-    "Annotated": "typing",
-    "Optional": "typing",
-    "Literal": "typing",
-    "Any": "typing",
-    "Field": "pydantic",
-}
-_LENIENT_NAMES = frozenset(
-    {*ALIAS_NAMES.values(), "Lenient", "LenientJson", "DigitText", "ExactNumber", "FromText", "NullText"}
-)
+__all__ = ("FixError", "FixResult", "fix_file", "fix_source")
 
 
 class FixError(Exception):
@@ -138,7 +129,7 @@ def _fix_module(module: cst.Module, tools: Any, *, filename: str) -> tuple[cst.M
             functions.setdefault(tool.__qualname__, []).append(tool)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     context = CodemodContext()
-    rewriter = _Rewriter(functions, models, context, _Imports(wrapper))
+    rewriter = _Rewriter(functions, models, context, Imports(wrapper))
     fixed_module = wrapper.visit(rewriter)
     if rewriter.changes:
         fixed_module = AddImportsVisitor(context).transform_module(fixed_module)
@@ -175,71 +166,6 @@ def _replace_atomically(location: Path, data: bytes) -> None:
         raise
 
 
-class _Imports:
-    """The names a rewrite may import, each under a name nothing else in the module binds.
-
-    A name is imported as itself only when every binding of it in the module, in every scope, is
-    ``from <its module> import <name>``; otherwise (another import, an assignment, a class
-    attribute, a ``*`` import) under ``_lenient_<name>``, suffixed until no identifier in the
-    module is spelled that way.
-    """
-
-    def __init__(self, wrapper: MetadataWrapper) -> None:
-        self._bindings: dict[str, list[Any]] = {}
-        for scope in set(wrapper.resolve(ScopeProvider).values()):
-            if scope is None:
-                continue
-            for assignment in scope.assignments:
-                self._bindings.setdefault(assignment.name, []).append(getattr(assignment, "node", None))
-        self._identifiers = {node.value for node in _walk_names(wrapper.module)}
-        self._star_import = any(
-            isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar)
-            for node in _walk(wrapper.module)
-        )
-        self._chosen: dict[tuple[str, str], str] = {}
-
-    def local_name(self, module: str, name: str) -> str:
-        key = (module, name)
-        if key not in self._chosen:
-            self._chosen[key] = name if self._only_imported_from(module, name) else self._fresh_alias(name)
-        return self._chosen[key]
-
-    def _only_imported_from(self, module: str, name: str) -> bool:
-        if self._star_import:
-            return False
-        return all(_imports_itself(node, module, name) for node in self._bindings.get(name, []))
-
-    def _fresh_alias(self, name: str) -> str:
-        alias, suffix = f"_lenient_{name}", 1
-        while alias in self._identifiers or alias in self._chosen.values():
-            suffix += 1
-            alias = f"_lenient_{name}_{suffix}"
-        return alias
-
-
-def _imports_itself(node: Any, module: str, name: str) -> bool:
-    """Whether ``node`` is ``from module import name`` with ``name`` bound as itself."""
-    if not isinstance(node, cst.ImportFrom) or node.relative or node.module is None:
-        return False
-    if cst.Module([]).code_for_node(node.module) != module or isinstance(node.names, cst.ImportStar):
-        return False
-    return any(
-        alias.asname is None and isinstance(alias.name, cst.Name) and alias.name.value == name for alias in node.names
-    )
-
-
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        yield current
-        pending.extend(current.children)
-
-
-def _walk_names(node: cst.CSTNode) -> Iterator[cst.Name]:
-    return (child for child in _walk(node) if isinstance(child, cst.Name))
-
-
 def _tool_sources(tools: Any) -> Iterator[Any]:
     """The functions and model classes behind ``tools`` (anything `tool_catalog` accepts)."""
     if isinstance(tools, type) and issubclass(tools, BaseModel):
@@ -273,7 +199,7 @@ class _Rewriter(cst.CSTTransformer):
         functions: dict[str, list[Any]],
         models: dict[str, list[type]],
         context: CodemodContext,
-        imports: _Imports,
+        imports: Imports,
     ) -> None:
         super().__init__()
         self.functions = functions
@@ -498,31 +424,9 @@ class _Rewriter(cst.CSTTransformer):
         return cst.Subscript(value=self._name(name), slice=[cst.SubscriptElement(slice=cst.Index(value=inner))])
 
     def _rendered(self, lenient: Any) -> cst.BaseExpression:
-        expression = cst.parse_expression(render_annotation(lenient)).visit(_ImportedNames(self))
+        expression = cst.parse_expression(render_annotation(lenient)).visit(ImportedNames(self._name))
         assert isinstance(expression, cst.BaseExpression)  # renaming names keeps an expression one
         return expression
-
-
-class _ImportedNames(cst.CSTTransformer):
-    """A rendered annotation with each name it imports written as the module will bind it (keyword
-    names, attributes and strings are not names)."""
-
-    def __init__(self, rewriter: _Rewriter) -> None:
-        super().__init__()
-        self.rewriter = rewriter
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-        if original.value in _LENIENT_NAMES:
-            return self.rewriter._name(original.value)
-        if original.value in _IMPORTS:
-            return self.rewriter._name(original.value, _IMPORTS[original.value])
-        return updated
-
-    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        return updated.with_changes(keyword=original.keyword)
-
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
-        return updated.with_changes(attr=original.attr)
 
 
 def _walk_scoped(node: cst.CSTNode, scope: list[str]) -> Iterator[cst.CSTNode]:

@@ -9,6 +9,7 @@ One module per job, from the bottom up:
 * `logdir`, `stats_file`: a log directory's files, and ``outcomes.json``'s records (`load_outcomes`);
 * `audit_text`, `auditlog`: an audit line's text, and the rotated audit log that holds them;
 * `counts`: the bounded counts and error patterns the recorder folds outcomes into;
+* `saving`: adding the counts to a shared ``outcomes.json`` and saving it (`SharedOutcomesFile`);
 * `recorder`: `OutcomeRecorder`, its queue and its flusher thread;
 * `suggestions`: the rules the recorded failures support (`suggest`, `rules_document`);
 * `otel`, `dashboard`: the outcomes as OpenTelemetry metrics, and a web page over a log directory.

@@ -14,7 +14,8 @@ Failures are grouped into error patterns (`pydantic_lenient.observe.counts`), bo
 (`pydantic_lenient.observe.stats_file`) every ``save_every`` seconds and at `close`, restored on the
 next start, with one JSON line per call in the audit log (`pydantic_lenient.observe.auditlog`).
 Several processes may share one log directory: a save adds only this recorder's calls since its
-last save to what ``outcomes.json`` holds now, under the file's lock (see `save`).
+last save to what ``outcomes.json`` holds now, under the file's lock
+(`pydantic_lenient.observe.saving`).
 
 `record` only appends a small record to a queue, and `record_refusal` appends the validation error
 as it was raised: a background thread turns errors into field failures (shapes, samples), folds the
@@ -31,23 +32,22 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from pydantic_lenient.normalizer.stats import locked, write_json_atomically
 from pydantic_lenient.schema.audit import audit
 
 from .auditlog import DEFAULT_BACKUPS, DEFAULT_MAX_BYTES, AuditLog
-from .counts import OutcomeCounts, add_outcomes
+from .counts import OutcomeCounts
 from .failures import FieldFailure, field_failures
-from .logdir import NORMALIZER_STATS_FILE, OUTCOMES_FILE, LogDirError
 from .outcomes import STATUSES, CallOutcome, CallTelemetry, OutcomeSink, Status
+from .saving import SharedOutcomesFile
 from .shapes import clean_name
-from .stats_file import FieldAnnotation, OutcomeStats, load_outcomes
+from .stats_file import FieldAnnotation, OutcomeStats
 
 __all__ = ("OutcomeRecorder", "adapter_recorder")
 
@@ -119,23 +119,16 @@ class OutcomeRecorder:
         self.max_patterns = max_patterns
         self.max_hours = max_hours
         self._lock = threading.RLock()
-        self._save_lock = threading.Lock()  # one save at a time: each adds what the last one left
         self._pending: deque[_Queued | CallOutcome] = deque()
-        # The counts are what outcomes.json held when last read or written (`_saved`), the calls a
-        # save took but the disk refused (`_unsaved`), and the calls folded since (`_counts`).
-        self._counts = OutcomeCounts(max_patterns=max_patterns, max_hours=max_hours)
-        self._saved = OutcomeStats()
-        self._unsaved: OutcomeStats | None = None
+        self._counts = OutcomeCounts(max_patterns=max_patterns, max_hours=max_hours)  # folded since the last save
         self._audit = AuditLog(self.log_dir, max_bytes=audit_max_bytes, backups=audit_backups) if self.log_dir else None
         self._unwritten: deque[str] = deque()
         self._failing: set[str] = set()  # what the disk refuses now: logged once until it works again
         self._save_due = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        if self.log_dir is not None:
-            if self.log_dir.is_dir():
-                self._saved = self._added(load_outcomes(self.log_dir))
-            self._restore_normalizer()
+        self._outcomes_file = SharedOutcomesFile(self.log_dir, self._counts, self._lock)
+        self._outcomes_file.restore_normalizer(normalizer)
         if self.log_dir is not None or self.sinks:
             self._thread = threading.Thread(target=self._run, name="pydantic-lenient-outcomes", daemon=True)
             self._thread.start()
@@ -202,16 +195,7 @@ class OutcomeRecorder:
         """Note which of a tool's parameters the strictness audit would change, and to what (the
         library's mapping to lenient forms, as `pydantic_lenient.types.mapping` applies it), for suggestions."""
         self._known_tools.add(tool)
-        for finding in audit([(tool, input_model)]):
-            if not finding.suggestion:
-                continue  # a field the mapping leaves as it is, with its reason
-            param = finding.path.removeprefix(f"{tool}.")
-            annotation = FieldAnnotation(
-                tool=clean_name(tool),
-                param=clean_name(param),
-                annotation=finding.annotation,
-                suggestion=finding.suggestion,
-            )
+        for annotation in _annotations(tool, input_model):
             with self._lock:
                 self._counts.annotate(annotation)
 
@@ -241,7 +225,7 @@ class OutcomeRecorder:
     def flush(self) -> None:
         """Fold queued outcomes into the counts, write their audit lines and feed the sinks."""
         with self._lock:
-            queued = [self._resolved(self._pending.popleft()) for _ in range(len(self._pending))]
+            queued = [_resolved(self._pending.popleft(), self.field_failures) for _ in range(len(self._pending))]
             if self._audit is None:
                 for outcome in queued:
                     self._counts.fold(outcome, audit_line=False)
@@ -253,24 +237,14 @@ class OutcomeRecorder:
                     self._counts.audit_lines_dropped += 1
                 self._write_audit()
         if self.sinks:
-            outcomes = [
-                outcome
-                if isinstance(outcome, CallOutcome)
-                else CallOutcome(
-                    outcome.tool, outcome.status, outcome.duration_ms, outcome.failures, outcome.norms, outcome.ts
-                )
-                for outcome in queued
-            ]
+            outcomes = [_as_outcome(outcome) for outcome in queued]
             for sink in self.sinks:
                 _feed(sink, outcomes)
 
     def snapshot(self) -> OutcomeStats:
         """Everything recorded so far (what `save` writes)."""
         self.flush()
-        with self._lock:
-            normalizer = self.normalizer.stats() if self.normalizer is not None else None
-            parts = [self._saved, self._unsaved, self._counts.stats()]
-            return self._added(*parts, saved_at=time.time(), normalizer=normalizer)
+        return self._outcomes_file.total(self.normalizer)
 
     def save(self) -> bool:
         """Save ``outcomes.json`` (and the normalizer's stats) atomically; True if the disk took it.
@@ -283,28 +257,12 @@ class OutcomeRecorder:
         """
         if self.log_dir is None:
             raise ValueError("the recorder has no log_dir to save to")
-        with self._save_lock:
-            self.flush()
-            with self._lock:
-                unsaved = self._added(self._unsaved, self._counts.take())
-                self._unsaved = unsaved
-            path = self.log_dir / OUTCOMES_FILE
-            try:
-                normalizer = None
-                if self.normalizer is not None:
-                    self.normalizer.save(self.log_dir / NORMALIZER_STATS_FILE)
-                    normalizer = self.normalizer.stats()
-                with locked(path):
-                    saved = self._added(
-                        load_outcomes(self.log_dir), unsaved, saved_at=time.time(), normalizer=normalizer
-                    )
-                    write_json_atomically(path, saved.model_dump(mode="json"))
-            except (OSError, ValueError) as error:  # a refusing disk; a file that is not ours (LogDirError)
-                self._save_due = True
-                self._disk_failed("save", f"cannot save the outcome stats in {self.log_dir}: {error}; retrying")
-                return False
-            with self._lock:
-                self._saved, self._unsaved = saved, None
+        try:
+            self._outcomes_file.save(self.flush, self.normalizer)
+        except (OSError, ValueError) as error:  # a refusing disk; a file that is not ours (LogDirError)
+            self._save_due = True
+            self._disk_failed("save", f"cannot save the outcome stats in {self.log_dir}: {error}; retrying")
+            return False
         self._save_due = False
         self._disk_worked("save", "saved the outcome stats again")
         return True
@@ -323,17 +281,6 @@ class OutcomeRecorder:
 
     # --- inside ---
 
-    def _resolved(self, queued: _Queued | CallOutcome) -> _Queued | CallOutcome:
-        """``queued`` with a refusal's validation error turned into its field failures."""
-        if isinstance(queued, CallOutcome) or queued.error is None:
-            return queued
-        failures: tuple[FieldFailure, ...] = ()
-        try:
-            failures = self.field_failures(queued.error, queued.arguments, known=queued.known)
-        except Exception:  # an error that cannot be read: the call still counts as refused
-            _log.exception("cannot read the validation error of a refused call to %r", clean_name(queued.tool))
-        return _Queued(queued.tool, queued.status, queued.duration_ms, failures, queued.norms, queued.ts)
-
     def _run(self) -> None:
         next_save = time.monotonic() + self.save_every
         while not self._stop.wait(self.flush_every):
@@ -350,21 +297,6 @@ class OutcomeRecorder:
         except Exception:  # the thread must outlive any one bad moment
             _log.exception("recording outcomes failed")
         return False
-
-    def _added(
-        self,
-        *parts: OutcomeStats | None,
-        saved_at: float | None = None,
-        normalizer: dict[str, Any] | None = None,
-    ) -> OutcomeStats:
-        """``parts`` added up within this recorder's bounds."""
-        return add_outcomes(
-            [part for part in parts if part is not None],
-            max_patterns=self.max_patterns,
-            max_hours=self.max_hours,
-            saved_at=saved_at,
-            normalizer=normalizer,
-        )
 
     def _write_audit(self) -> None:
         assert self._audit is not None
@@ -388,15 +320,41 @@ class OutcomeRecorder:
             self._failing.discard(what)
             _log.warning(message)
 
-    def _restore_normalizer(self) -> None:
-        assert self.log_dir is not None
-        path = self.log_dir / NORMALIZER_STATS_FILE
-        if self.normalizer is None or getattr(self.normalizer, "stats_file", None) is not None or not path.exists():
-            return
-        try:
-            self.normalizer.restore_stats(path)
-        except (OSError, ValueError) as error:
-            raise LogDirError(f"{path}: cannot be restored: {error}; it was left as it is") from None
+
+def _annotations(tool: str, input_model: type[BaseModel]) -> Iterator[FieldAnnotation]:
+    """The parameters of ``tool`` the strictness audit would change, each with its suggestion."""
+    for finding in audit([(tool, input_model)]):
+        if not finding.suggestion:
+            continue  # a field the mapping leaves as it is, with its reason
+        param = finding.path.removeprefix(f"{tool}.")
+        yield FieldAnnotation(
+            tool=clean_name(tool),
+            param=clean_name(param),
+            annotation=finding.annotation,
+            suggestion=finding.suggestion,
+        )
+
+
+def _resolved(
+    queued: _Queued | CallOutcome, read_failures: Callable[..., tuple[FieldFailure, ...]]
+) -> _Queued | CallOutcome:
+    """``queued`` with a refusal's validation error turned into its field failures by ``read_failures``
+    (the recorder's `OutcomeRecorder.field_failures`)."""
+    if isinstance(queued, CallOutcome) or queued.error is None:
+        return queued
+    failures: tuple[FieldFailure, ...] = ()
+    try:
+        failures = read_failures(queued.error, queued.arguments, known=queued.known)
+    except Exception:  # an error that cannot be read: the call still counts as refused
+        _log.exception("cannot read the validation error of a refused call to %r", clean_name(queued.tool))
+    return _Queued(queued.tool, queued.status, queued.duration_ms, failures, queued.norms, queued.ts)
+
+
+def _as_outcome(queued: _Queued | CallOutcome) -> CallOutcome:
+    """A resolved queued call as the `CallOutcome` the sinks receive."""
+    if isinstance(queued, CallOutcome):
+        return queued
+    return CallOutcome(queued.tool, queued.status, queued.duration_ms, queued.failures, queued.norms, queued.ts)
 
 
 def _feed(sink: OutcomeSink, outcomes: list[CallOutcome]) -> None:
