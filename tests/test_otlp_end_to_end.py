@@ -180,7 +180,15 @@ def test_a_proxied_call_is_one_trace_from_the_host_to_the_upstream(phoenix: str)
     # The chain: host -> the proxy's server span -> its client span -> the upstream SDK's server span,
     # which saw the proxy's client span in the forwarded params._meta.
     children = {span["parent_id"]: span for span in spans if span["parent_id"]}
-    proxy_server = children[host_span_id]
+    proxy_server = children.get(host_span_id)
+    if proxy_server is None:
+        # Another test in this process set the global tracer provider (it can be set only once), so
+        # the host's MCP client opened a tools/call span of its own, exported there and not here,
+        # between the host's span and the proxy's: the proxy's server span is the one whose parent
+        # Phoenix does not hold, in the host's trace.
+        assert isinstance(trace.get_tracer_provider(), TracerProvider)
+        in_phoenix = {span["context"]["span_id"] for span in spans}
+        [proxy_server] = [span for span in spans if span["parent_id"] and span["parent_id"] not in in_phoenix]
     proxy_client = children[proxy_server["context"]["span_id"]]
     upstream = children[proxy_client["context"]["span_id"]]
     # Phoenix keeps OpenInference's kinds (TOOL), not OpenTelemetry's: the links above say who called whom.
