@@ -143,8 +143,9 @@ class ExactNumber:
         if base is bool:
             return core_schema.bool_schema(strict=True)
         # pydantic's own schema of the source, with the bounds written before this marker: checked
-        # after the exact form, so a bound is never lost.
-        bounds = handler(source)
+        # after the exact form, so a bound is never lost (and skipped when there is none to check).
+        own = handler(source)
+        bounds = own if own["type"] not in ("int", "float") or _BOUND_KEYS & own.keys() else None
         if base is int:
             forms = {
                 int: core_schema.int_schema(),
@@ -177,6 +178,9 @@ class ExactNumber:
         if schema["type"] == "chain":  # the bounds, checked after the exact form, say the type too
             return handler(schema["steps"][-1])
         return {"type": "integer" if schema.get("serialization", {}).get("type") == "int" else "number"}
+
+
+_BOUND_KEYS = frozenset({"ge", "gt", "le", "lt", "multiple_of"})
 
 
 @dataclass(frozen=True, slots=True)
