@@ -173,6 +173,28 @@ def test_valid_arguments_come_back_as_an_unchanged_copy() -> None:
     assert repair_arguments(schema, {"n": "1"}).arguments == {"n": 1}
 
 
+def test_without_a_copy_what_repair_does_not_change_is_the_sent_value_itself() -> None:
+    """``copy=False`` (the proxy's: it only writes the result out): a call that validates, that repair
+    cannot change, or that is over the budget comes back as sent; a repaired one shares what repair
+    did not visit (an undeclared member, which any schema takes)."""
+    schema = _object(n={"type": "integer"}, o=_object(k={"type": "array", "items": {"type": "integer"}}))
+    repairer = Repairer(schema)
+    for sent in ({"n": 1, "o": {"k": [1]}}, {"n": "x", "o": {"k": [1]}}):
+        assert repairer.repair(sent, copy=False).arguments is sent
+        assert repairer.repair(sent, copy=False) == repairer.repair(sent)
+    huge = {"n": "1", "o": {"k": ["1"] * 50}}
+    starved = Repairer(schema, budget=20).repair(huge, copy=False)
+    assert starved.arguments is huge
+    assert starved == Repairer(schema, budget=20).repair(huge)
+    sent = {"n": "1", "free": {"deep": [1, {"x": "2"}]}}
+    shared, copied = repairer.repair(sent, copy=False), repairer.repair(sent)
+    assert shared == copied
+    assert shared.arguments == {"n": 1, "free": {"deep": [1, {"x": "2"}]}}
+    assert shared.arguments["free"] is sent["free"]
+    assert copied.arguments["free"] is not sent["free"]
+    assert sent == {"n": "1", "free": {"deep": [1, {"x": "2"}]}}  # never mutated
+
+
 THOUGHT = {**_object(thoughtNumber={"type": "integer"}, nextThought={"type": "boolean"}), "required": ["thoughtNumber"]}
 
 
@@ -336,6 +358,14 @@ def test_repair_is_idempotent(arguments: dict[str, Any]) -> None:
     twice = repair_arguments(NESTED, once.arguments)
     assert twice.arguments == once.arguments
     assert twice.repairs == []
+
+
+@given(arguments=_arguments)
+def test_repair_without_a_copy_gives_the_same_result(arguments: dict[str, Any]) -> None:
+    sent = copy.deepcopy(arguments)
+    repairer = Repairer(NESTED)
+    assert repairer.repair(arguments, copy=False) == repairer.repair(arguments)
+    assert arguments == sent
 
 
 @given(arguments=_arguments)

@@ -44,10 +44,10 @@ logger = logging.getLogger("pydantic_lenient.repair")
 
 
 class RepairResult(NamedTuple):
-    """``arguments``: a new object (the input is never mutated); ``repairs``: one
-    ``{path, from, to, kind}`` per change, ``path`` a JSON Pointer; ``valid``: whether the result
-    validates against the schema, as a real validator decides; ``reasons``: when it does not, why
-    (at most ``max_reasons`` of the validator's messages).
+    """``arguments``: a new object (the input is never mutated; with ``repair(copy=False)`` it shares
+    what repair did not change); ``repairs``: one ``{path, from, to, kind}`` per change, ``path`` a
+    JSON Pointer; ``valid``: whether the result validates against the schema, as a real validator
+    decides; ``reasons``: when it does not, why (at most ``max_reasons`` of the validator's messages).
 
 
     >>> from pydantic_lenient.repair.engine import repair_arguments
@@ -178,24 +178,32 @@ class Repairer:
         the reasons, so one validation and nothing more (``shallow`` as there)."""
         return self._problem(arguments, shallow) is None
 
-    def repair(self, arguments: Any) -> RepairResult:
-        """Repair ``arguments`` (see the module docs). Never raises."""
+    def repair(self, arguments: Any, *, copy: bool = True) -> RepairResult:
+        """Repair ``arguments`` (see the module docs). Never raises.
+
+        ``copy=False``: the result shares with ``arguments`` whatever repair did not change (it is
+        ``arguments`` itself when nothing changed), for a caller that only reads it or writes it
+        out: a huge call that validates, or that repair cannot change, is then not copied."""
         problem = self._problem(arguments)
         if problem is None:
-            return RepairResult(copy_containers(arguments, self.max_depth), [], True)
+            return RepairResult(self._unchanged(arguments, copy), [], True)
         if self._compiled is None:  # a schema that cannot be used decides nothing, repairs included
-            return RepairResult(copy_containers(arguments, self.max_depth), [], False, problem)
+            return RepairResult(self._unchanged(arguments, copy), [], False, problem)
         repairs: list[dict[str, Any]] = []
         with self._walking:
             walk = Walk(
-                self._reader, budget=self.budget, max_depth=self.max_depth, max_text_length=self.max_text_length
+                self._reader,
+                budget=self.budget,
+                max_depth=self.max_depth,
+                max_text_length=self.max_text_length,
+                copy=copy,
             )
             try:
                 repaired = walk.repaired(arguments, repairs)
             except Exception:  # over budget, or something odd in the arguments: change nothing
-                repaired, repairs = copy_containers(arguments, self.max_depth), []
+                repaired, repairs = self._unchanged(arguments, copy), []
         if not repairs:
-            return RepairResult(repaired, repairs, False, problem or self._reasons(arguments))
+            return RepairResult(repaired if copy else arguments, repairs, False, problem or self._reasons(arguments))
         logger.info(
             "repaired %d argument(s): %s",
             len(repairs),
@@ -203,6 +211,10 @@ class Repairer:
             extra={"repairs": repairs},
         )
         return RepairResult(repaired, repairs, *self.verdict(repaired))
+
+    def _unchanged(self, arguments: Any, copy: bool) -> Any:
+        """``arguments`` as a result that changed nothing: a copy, or themselves."""
+        return copy_containers(arguments, self.max_depth) if copy else arguments
 
 
 def repair_arguments(schema: Mapping[str, Any] | bool, arguments: Any, *, draft: Draft | None = None) -> RepairResult:

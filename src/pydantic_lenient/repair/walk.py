@@ -46,8 +46,9 @@ def copy_containers(value: Any, depth: int) -> Any:
 class Walk(Allowance):
     """One walk over arguments beside the nodes of their schema: ``max_depth`` bounds how deep into the
     arguments it goes, ``max_text_length`` how long a string it parses as JSON, and ``budget`` how
-    many values it visits and schema nodes the reader computes meanwhile. A walk is its own
-    `Allowance`, so that each value spends without a lookup.
+    many values it visits and schema nodes the reader computes meanwhile; ``copy=False`` leaves what
+    it does not visit (anything goes there, or too deep) shared with the arguments. A walk is its
+    own `Allowance`, so that each value spends without a lookup.
 
     >>> from pydantic_lenient.repair.budget import Allowance
     >>> from pydantic_lenient.repair.reader import NodeReader
@@ -62,11 +63,14 @@ class Walk(Allowance):
     ['renamed_key', 'string_to_boolean']
     """
 
-    def __init__(self, reader: NodeReader, *, budget: int, max_depth: int, max_text_length: int) -> None:
+    def __init__(
+        self, reader: NodeReader, *, budget: int, max_depth: int, max_text_length: int, copy: bool = True
+    ) -> None:
         super().__init__(budget)
         self._reader = reader
         self.max_depth = max_depth
         self.max_text_length = max_text_length
+        self.copy = copy
 
     def repaired(self, arguments: Any, repairs: list[dict[str, Any]]) -> Any:
         """``arguments`` repaired (a new object), each change appended to ``repairs``."""
@@ -98,7 +102,9 @@ class Walk(Allowance):
         if self.remaining < 0:
             raise OverBudget
         if node is True or depth > self.max_depth:  # anything goes here and below, or deeper than repair goes
-            return value if value.__class__ in SCALARS else copy_containers(value, self.max_depth - depth)
+            if value.__class__ in SCALARS or not self.copy:
+                return value
+            return copy_containers(value, self.max_depth - depth)
         types = node.types if isinstance(node, SchemaNode) and node.types is not None else self._reader.accepted(node)
         if (_JSON_TYPES.get(value.__class__) or json_type(value)) not in types:
             coerced = coerce(value, types, self.max_text_length)
