@@ -5,16 +5,20 @@ handled like single messages, and what it remembers is bounded. No process, no n
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pydantic_lenient.observe.recorder import OutcomeRecorder
+from pydantic_lenient.proxy import messages as messages_module
 from pydantic_lenient.proxy import relay as relay_module
 from pydantic_lenient.proxy import session as session_module
+from pydantic_lenient.proxy.messages import dumped, exact
 from pydantic_lenient.proxy.relay import _Relay
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -115,6 +119,46 @@ def test_every_value_and_member_of_a_rewritten_call_is_kept(envelope: str, argum
     assert forwarded == sent
 
 
+_texts = st.text(
+    st.one_of(st.characters(), st.sampled_from(["\ud800", "\udfff", '"', "\\", "\n", "é", "😀"])), max_size=8
+)
+_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_infinity=False), _texts),
+    lambda inner: st.one_of(st.lists(inner, max_size=6), st.dictionaries(_texts, inner, max_size=4)),
+    max_leaves=40,
+)
+
+
+@contextmanager
+def _tiny_pieces() -> Iterator[None]:
+    """The writer's pieces, runs and depth made tiny, so that small values take every path through it."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {"_PIECE": 3, "_RUN_BYTES": 16, "_SHORT_TEXT": 2, "_SMALL": 8, "_DEEP": 3}.items():
+            patch.setattr(messages_module, name, value)
+        yield
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_values)
+@example(value={1: "a", 2.5: [], False: 0, None: None})  # keys no parsed message has, written as json.dumps does
+def test_a_huge_message_is_written_piece_by_piece_as_json_dumps_writes_it(value: Any) -> None:
+    """From 1 MB on, a message is written a piece at a time (never held as text and bytes at once):
+    byte for byte what it would be in one go, lone surrogates, NaN and all."""
+    message = {"jsonrpc": "2.0", "id": 1, "result": value}
+    with _tiny_pieces():
+        assert dumped(message, size=messages_module._STREAMED) == dumped(message)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=_json_texts)
+def test_numbers_beyond_a_double_are_written_as_read_piece_by_piece(text: str) -> None:
+    line = f'{{"jsonrpc":"2.0","id":1,"result":{text}}}'.encode()
+    read = exact(line)
+    with _tiny_pieces():
+        written = dumped(read.value, read.verbatim, size=messages_module._STREAMED)
+    assert _exactly(written) == _exactly(line)
+
+
 # ---- each id answered exactly once
 
 
@@ -149,7 +193,7 @@ def test_a_request_the_parser_cannot_read_is_answered_once_when_the_upstream_goe
 def test_one_id_for_a_call_and_a_listing_in_flight_keeps_them_apart() -> None:
     for listing_first in (False, True):
         relay = _listed()
-        relay.repairers.clear()  # the tools listed again, so the second listing is the one to check
+        relay.schemas.clear()  # the tools listed again, so the second listing is the one to check
         relay.from_client(_line({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count"}}))
         relay.from_client(_line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
         call_answer = _line({"jsonrpc": "2.0", "id": 1, "result": {"content": []}})
@@ -221,6 +265,28 @@ def test_requests_never_answered_are_bounded(monkeypatch: Any) -> None:
     assert len(relay.calls) <= 100
     # The newest are the ones remembered, and answered should the upstream go.
     assert json.loads(relay.abandon("it exited")[-1])["id"] == "call-249"
+
+
+def test_a_listed_tool_gets_its_repairer_at_its_first_call() -> None:
+    """A repairer costs about 18 kB: a listing of thousands of tools builds none, a call builds its
+    tool's, and a listing again drops it (the schema may have changed)."""
+    relay = _Relay("type-array", normalizer=None, stats=None)
+    tools = [{"name": f"t{index}", "inputSchema": SCHEMA} for index in range(500)]
+    relay.from_client(_line({"jsonrpc": "2.0", "id": "list", "method": "tools/list"}))
+    relay.from_upstream(_line({"jsonrpc": "2.0", "id": "list", "result": {"tools": tools}}))
+    assert len(relay.schemas) == 500
+    assert relay.repairers == {}
+    call = {**_call(1, {"n": "3"}), "params": {"name": "t7", "arguments": {"n": "3"}}}
+    assert json.loads(relay.from_client(_line(call)).upstream)["params"]["arguments"] == {"n": 3}
+    assert list(relay.repairers) == ["t7"]
+    boolean = {"type": "object", "properties": {"n": {"type": "boolean"}}}
+    relay.from_client(_line({"jsonrpc": "2.0", "id": "again", "method": "tools/list"}))
+    relay.from_upstream(
+        _line({"jsonrpc": "2.0", "id": "again", "result": {"tools": [{"name": "t7", "inputSchema": boolean}]}})
+    )
+    assert relay.repairers == {}
+    call = {**_call(2, {}), "params": {"name": "t7", "arguments": {"n": "true"}}}
+    assert json.loads(relay.from_client(_line(call)).upstream)["params"]["arguments"] == {"n": True}
 
 
 def test_a_cancelled_request_is_no_longer_owed() -> None:

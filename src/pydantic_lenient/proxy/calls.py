@@ -124,6 +124,9 @@ class ToolCalls:
         self.recorder = recorder
         self.tracer = tracer
         self.calls: dict[RequestId, PendingCall] = {}
+        # Each listed tool's schema, and its `Repairer` built at the tool's first call: one costs
+        # about 18 kB, so a listing of thousands of tools would cost more than its own size.
+        self.schemas: dict[str, Mapping[str, Any]] = {}
         self.repairers: dict[str, Repairer] = {}
 
     def forget(self, request_id: RequestId) -> None:
@@ -142,12 +145,20 @@ class ToolCalls:
                 and isinstance(tool.get("inputSchema"), dict)
             ):
                 schema = tool["inputSchema"]
-                self.repairers[tool["name"]] = Repairer(schema)
+                self.schemas[tool["name"]] = schema
+                self.repairers.pop(tool["name"], None)  # listed again: its schema may have changed
                 if self.tracer is not None:
                     self.tracer.listed([tool["name"]])
                 tool = {**tool, "inputSchema": widen_schema(schema, self.style)}
             widened.append(tool)
         return {**result, "tools": widened}
+
+    def repairer(self, tool: str) -> Repairer | None:
+        """The `Repairer` of a listed tool (built at its first call), or None for a tool not listed."""
+        repairer = self.repairers.get(tool)
+        if repairer is None and tool in self.schemas:
+            repairer = self.repairers[tool] = Repairer(self.schemas[tool])
+        return repairer
 
     def repaired_call(self, request_id: RequestId, params: dict[str, Any], shallow: bool = False) -> dict[str, Any]:
         """The call's params with its arguments normalized and repaired, or ``params`` itself.
@@ -174,7 +185,7 @@ class ToolCalls:
             norms = tuple(entry["rule_id"] for entry in normalized.applied)
             if self.tracer is not None:
                 self.tracer.normalized(request_id, normalized.applied)
-        repairer = self.repairers.get(tool)
+        repairer = self.repairer(tool)
         if repairer is None:  # the upstream lists no such tool: nothing to repair against
             if call is not None:
                 call.norms = norms
@@ -189,7 +200,7 @@ class ToolCalls:
             if call is not None:
                 call.norms = norms
             return params if changed is arguments else {**params, "arguments": changed}
-        result = repairer.repair(changed)
+        result = repairer.repair(changed, copy=False)  # only written out: a call repair cannot change is not copied
         if self.stats is not None:
             self.stats.count(tool, result.repairs, result.valid)
         if not result.valid:  # still invalid: the server's own error tells the model what to fix
@@ -239,7 +250,7 @@ class ToolCalls:
 
     def _check(self, call: PendingCall, arguments: Mapping[str, Any]) -> None:
         """Note why ``arguments``, sent as they came, fail the tool's schema (if it is known)."""
-        repairer = self.repairers.get(call.tool)
+        repairer = self.repairer(call.tool)
         if repairer is None:
             return
         call.invalid = not repairer.is_valid(arguments)

@@ -9,9 +9,9 @@ for its top-level members (`members`, no recursion), so it can be routed by its 
 
 from __future__ import annotations
 
+import io
 import json
 import re
-import secrets
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple
 
@@ -67,9 +67,6 @@ class Exact(NamedTuple):
 
 
 _made = [0]  # how many `_Verbatim` numbers were ever made: `exact` tells whether its parse made one
-# Stands in for a `_Verbatim` number while the rest of the message is written; no client can guess it.
-_TOKEN = f"\x00pydantic-lenient-{secrets.token_hex(8)}-"
-_TOKEN_WRITTEN = re.compile(re.escape(json.dumps(_TOKEN)[:-1].encode()) + rb'([0-9]+)"')
 
 
 def _verbatim(text: str, value: float) -> _Verbatim:
@@ -138,34 +135,143 @@ def parsed_message(line: bytes) -> Exact:
     return exact(line)
 
 
-def _with_tokens(value: Any, texts: list[str]) -> Any:
-    if isinstance(value, _Verbatim):
-        texts.append(value.text)
-        return f"{_TOKEN}{len(texts) - 1}"
-    if isinstance(value, dict):
-        return {key: _with_tokens(item, texts) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_with_tokens(item, texts) for item in value]
-    return value
-
-
-def dumped(message: dict[str, Any], verbatim: bool = False) -> bytes:
+def dumped(message: dict[str, Any], verbatim: bool = False, size: int = 0) -> bytes:
     """``message`` as one line of compact JSON, with each `_Verbatim` number as written (``verbatim``:
     it may hold one) and a lone surrogate as its escape; b"" when it cannot be written (the caller
-    then sends the original)."""
-    texts: list[str] = []
+    then sends the original). ``size``: about how long it is written (the line it was read from).
+
+    A message of `_STREAMED` bytes or more, or one that may hold a `_Verbatim` number, is written a
+    piece at a time into one buffer (`_Writer`), so it is held once, as bytes, while the parsed
+    message and the line it came from are held too: one text of it, then its bytes, then those
+    with a newline would be two copies more."""
     try:
-        if verbatim:
-            message = _with_tokens(message, texts)
-        try:  # the text goes as soon as it is encoded: a huge message is held twice at most
+        if verbatim or size >= _STREAMED:
+            try:
+                return _Writer(ensure_ascii=False, verbatim=verbatim).written(message)
+            except UnicodeEncodeError:  # a lone surrogate: ASCII escapes keep it
+                return _Writer(ensure_ascii=True, verbatim=verbatim).written(message)
+        try:
             data = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
-        except UnicodeEncodeError:  # a lone surrogate: ASCII escapes keep it
+        except UnicodeEncodeError:
             data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
     except (ValueError, RecursionError):
         return b""
-    if texts:
-        data = _TOKEN_WRITTEN.sub(lambda match: texts[int(match[1])].encode(), data)
     return data + b"\n"
+
+
+_STREAMED = 1 << 20  # bytes from which a message is written a piece at a time
+_PIECE = 1 << 16  # characters of a long string encoded at a time
+_RUN_BYTES = 1 << 16  # about how long a run of array items encoded at a time is
+_SHORT_TEXT = 256  # characters a string in such a run may have
+_SMALL = 512  # bytes an item may take, on average, for containers to join runs
+_SHORT = frozenset((str, int, float, bool, type(None)))  # exact classes: a `_Verbatim` number is none of them
+_CONTAINERS = frozenset((dict, list))
+_UNQUOTED = frozenset((int, float, bool, type(None)))
+_TEXT = frozenset((str,))
+_DEEP = 64  # from this depth on, a value is encoded whole (unless it holds a `_Verbatim` number)
+
+
+class _Writer:
+    """Writes a value exactly as ``json.dumps(value, ensure_ascii=..., separators=(",", ":"),
+    allow_nan=False)`` would, into one buffer, a piece at a time: containers member by member,
+    short scalars in runs, a long string in slices (JSON escapes one character at a time, so the
+    slices escape as the whole does), and each `_Verbatim` number as its text (``verbatim``: the
+    value may hold one, at any depth). `io.BytesIO` hands its buffer over without copying it.
+    Raises what ``json.dumps`` raises, and `UnicodeEncodeError` for a lone surrogate unless
+    ``ensure_ascii``."""
+
+    def __init__(self, ensure_ascii: bool, verbatim: bool) -> None:
+        self.out = io.BytesIO()
+        self.encode = json.JSONEncoder(ensure_ascii=ensure_ascii, separators=(",", ":"), allow_nan=False).encode
+        self.verbatim = verbatim
+
+    def written(self, message: Any) -> bytes:
+        self.value(message, 0)
+        self.out.write(b"\n")
+        return self.out.getvalue()
+
+    def put(self, text: str) -> None:
+        self.out.write(text.encode())
+
+    def value(self, value: Any, depth: int) -> None:
+        if value.__class__ is str and len(value) > _PIECE:
+            self.out.write(b'"')
+            for start in range(0, len(value), _PIECE):
+                self.put(self.encode(value[start : start + _PIECE])[1:-1])
+            self.out.write(b'"')
+        elif isinstance(value, _Verbatim):
+            self.put(value.text)
+        elif value.__class__ in _SHORT or (depth >= _DEEP and not (self.verbatim and _holds_verbatim(value))):
+            self.put(self.encode(value))
+        elif isinstance(value, dict):
+            self.members(value, depth + 1)
+        elif isinstance(value, (list, tuple)):
+            self.items(value, depth + 1)
+        else:  # what JSON cannot hold: json.dumps's error
+            self.put(self.encode(value))
+
+    def members(self, value: dict[Any, Any], depth: int) -> None:
+        self.out.write(b"{")
+        for index, (key, item) in enumerate(value.items()):
+            if index:
+                self.out.write(b",")
+            # A key that is no string as json.dumps writes it (1, True: "1", "true"), or its error.
+            self.put(self.encode(key) if isinstance(key, str) else self.encode({key: 0})[1:-3])
+            self.out.write(b":")
+            self.value(item, depth)
+        self.out.write(b"}")
+
+    def items(self, value: list[Any] | tuple[Any, ...], depth: int) -> None:
+        """An array, in runs of items encoded by one call each (`run`); any other item on its own."""
+        out = self.out
+        out.write(b"[")
+        begin, start, count = out.tell(), 0, len(value)
+        while start < count:
+            if start:
+                out.write(b",")
+            average = (out.tell() - begin) // start if start else _SMALL + 1  # bytes an item took so far
+            limit = min(count, start + max(1, _RUN_BYTES // max(average, 8)))
+            stop = self.run(value, start, limit, containers=average <= _SMALL and not self.verbatim)
+            if stop > start:
+                self.put(self.encode(value[start:stop])[1:-1])
+                start = stop
+            else:
+                self.value(value[start], depth)
+                start += 1
+        out.write(b"]")
+
+    @staticmethod
+    def run(value: list[Any] | tuple[Any, ...], start: int, limit: int, containers: bool) -> int:
+        """Where a run of items from ``start`` ends (``limit`` at most): short scalars, and arrays
+        and objects too when ``containers`` (the items so far took `_SMALL` bytes or less each)."""
+        kinds = set(map(type, value[start:limit]))  # at C speed: an array's items are mostly of one kind
+        if kinds <= _UNQUOTED or (containers and kinds <= _CONTAINERS):
+            return limit
+        if kinds == _TEXT and sum(map(len, value[start:limit])) <= _RUN_BYTES:
+            return limit
+        stop = start
+        while stop < limit:
+            item = value[stop]
+            if item.__class__ in _SHORT:
+                if item.__class__ is str and len(item) > _SHORT_TEXT:
+                    break
+            elif not containers or item.__class__ not in _CONTAINERS:
+                break
+            stop += 1
+        return stop
+
+
+def _holds_verbatim(value: Any) -> bool:
+    """Whether a `_Verbatim` number is anywhere in ``value`` (no recursion; each container once)."""
+    stack, seen = [value], set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Verbatim):
+            return True
+        if isinstance(item, (dict, list, tuple)) and id(item) not in seen:
+            seen.add(id(item))
+            stack.extend(item.values() if isinstance(item, dict) else item)
+    return False
 
 
 def joined(lines: list[bytes]) -> bytes:

@@ -171,7 +171,7 @@ class _Relay(Session, ToolCalls):
         elements, verbatim, _ = parsed_message(line)
         if not isinstance(elements, list) or not elements:
             return Routed(client=line) if to_client else Routed(upstream=line)
-        lines = [dumped(element, verbatim) if isinstance(element, dict) else b"" for element in elements]
+        lines = [dumped(element, verbatim, len(line)) if isinstance(element, dict) else b"" for element in elements]
         if not all(lines):
             return Routed(client=line) if to_client else Routed(upstream=line)
         routed = [route(element) for element in lines]
@@ -208,7 +208,7 @@ class _Relay(Session, ToolCalls):
         if method == "tools/call" and isinstance(message.get("params"), dict):
             params = message["params"]
             tool = params.get("name")
-            if isinstance(tool, str) and tool not in self.repairers and not self.listed:
+            if isinstance(tool, str) and tool not in self.schemas and not self.listed:
                 # A tool the proxy has no schema for: list the tools first (or wait for the client's
                 # own listing, already on its way), holding this call and what follows.
                 self.hold(line)
@@ -226,7 +226,7 @@ class _Relay(Session, ToolCalls):
                 self.answered(request_id, parsed(answer))
                 return Routed(client=answer)
             if params is not message["params"]:
-                rewritten = dumped({**message, "params": params}, verbatim)
+                rewritten = dumped({**message, "params": params}, verbatim, len(line))
                 return Routed(upstream=rewritten or line)
             return Routed(upstream=line)
         self._wait(request_id, method)
@@ -261,7 +261,9 @@ class _Relay(Session, ToolCalls):
             if result.get("nextCursor") is None:  # the client has listed every tool: no need to list again
                 self.listed = True
             widened = self.widened_listing(result)
-            answer = dumped({**message, "result": widened}, verbatim) or line if widened is not result else line
+            answer = line
+            if widened is not result:
+                answer = dumped({**message, "result": widened}, verbatim, len(line)) or line
             if self.held is not None and self.list_pages == 0:  # the held calls waited for this
                 released = self.release()
                 return Routed(upstream=released.upstream, client=answer + released.client)

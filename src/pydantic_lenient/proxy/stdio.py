@@ -39,7 +39,7 @@ from pydantic_lenient.schema.styles import Style
 
 from .calls import ProxyStats
 from .relay import _Relay
-from .streams import ClientError, FileIn, FileOut, Lines, client_input, client_output
+from .streams import ClientError, Feed, FileIn, FileOut, Lines, client_input, client_output
 
 if TYPE_CHECKING:
     from .remote import HttpUpstream
@@ -79,8 +79,8 @@ class _Upstream(Protocol):
 class _ChildProtocol(asyncio.SubprocessProtocol):
     """The upstream's process: its stdout as lines, and a pause of the client's input while its stdin is full."""
 
-    def __init__(self, proxy: _Proxy) -> None:
-        self.proxy = proxy
+    def __init__(self, proxy: _Proxy, stdin: Feed) -> None:
+        self.proxy, self.stdin = proxy, stdin
         self.lines = Lines(proxy.upstream_lines, proxy.upstream_ended)
         self.exited = asyncio.Event()
 
@@ -92,10 +92,10 @@ class _ChildProtocol(asyncio.SubprocessProtocol):
             self.lines.connection_lost(exc)
 
     def pause_writing(self) -> None:
-        self.proxy.pauseclient_input(True)
+        self.stdin.transport_paused(True)
 
     def resume_writing(self) -> None:
-        self.proxy.pauseclient_input(False)
+        self.stdin.transport_paused(False)
 
     def process_exited(self) -> None:
         self.exited.set()
@@ -109,13 +109,13 @@ class _Child:
         self.name = shlex.join(self.command)
         self.process: asyncio.SubprocessTransport | None = None
         self.protocol: _ChildProtocol | None = None
-        self.stdin: asyncio.WriteTransport | None = None
+        self.stdin = Feed(proxy.pauseclient_input)  # the client's input paused while the upstream's stdin is full
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         try:
             self.process, self.protocol = await loop.subprocess_exec(
-                lambda: _ChildProtocol(self.proxy),
+                lambda: _ChildProtocol(self.proxy, self.stdin),
                 *self.command,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -126,10 +126,10 @@ class _Child:
             raise StartError(f"cannot start the upstream MCP server `{self.name}`: {error}") from None
         stdin = self.process.get_pipe_transport(0)
         assert isinstance(stdin, asyncio.WriteTransport)
-        self.stdin = stdin
+        self.stdin.transport = stdin
 
     def send(self, data: bytes) -> None:
-        if self.stdin is not None and not self.stdin.is_closing():
+        if not self.stdin.is_closing():
             self.stdin.write(data)
 
     def pause_output(self, paused: bool) -> None:
@@ -142,8 +142,7 @@ class _Child:
         if self.process is None or self.protocol is None:
             return
         exited = self.protocol.exited
-        if self.stdin is not None:
-            self.stdin.close()
+        self.stdin.close()
         for stop in (None, signal.SIGTERM, signal.SIGKILL):
             if stop is not None:
                 try:
@@ -190,7 +189,7 @@ class _Proxy:
         self.failure: str | None = None
         self.done = asyncio.Event()
         self.client_in: asyncio.ReadTransport | FileIn | None = None
-        self.client_out: asyncio.WriteTransport | FileOut | None = None
+        self.client_out: Feed | FileOut | None = None
         self.output_paused = False
         self.client_done = False
         self.output_resumed = asyncio.Event()
