@@ -24,19 +24,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
 from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, field_failures, unknown_parameters
 from pydantic_lenient.observe.logdir import NORMALIZER_STATS_FILE
-from pydantic_lenient.observe.outcomes import Status
-from pydantic_lenient.observe.recorder import OutcomeRecorder
-from pydantic_lenient.repair.engine import Repairer
-from pydantic_lenient.schema.styles import Style
 from pydantic_lenient.schema.widen import widen_schema
 
 from .messages import RequestId, failed
 
+# What a session without rules or a log directory never uses loads only with them.
 if TYPE_CHECKING:
+    from pydantic_lenient.normalizer.engine import Normalizer
     from pydantic_lenient.observe.otel import ProxyTracer
+    from pydantic_lenient.observe.outcomes import Status
+    from pydantic_lenient.observe.recorder import OutcomeRecorder
+    from pydantic_lenient.repair.engine import Repairer
+    from pydantic_lenient.schema.styles import Style
 
 __all__ = ("REPAIR_STATS_FILE", "Conflict", "PendingCall", "ProxyStats", "ToolCalls")
 
@@ -106,6 +107,35 @@ class Conflict(Exception):
     """A call whose normalization conflicts: answered with a tool error, never forwarded."""
 
 
+class ListedTools:
+    """Each listed tool's schema, and its `Repairer`, built at the tool's first call: a listing pays
+    only for widening (the repair engine loads then too, after a session has started)."""
+
+    def __init__(self) -> None:
+        self._schemas: dict[str, dict[str, Any]] = {}
+        self._repairers: dict[str, Repairer] = {}
+
+    def add(self, name: str, schema: dict[str, Any]) -> None:
+        self._schemas[name] = schema
+        self._repairers.pop(name, None)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._schemas
+
+    def get(self, name: str) -> Repairer | None:
+        """The tool's `Repairer`, or None for a tool not listed."""
+        repairer = self._repairers.get(name)
+        if repairer is None and name in self._schemas:
+            from pydantic_lenient.repair.engine import Repairer
+
+            repairer = self._repairers[name] = Repairer(self._schemas[name])
+        return repairer
+
+    def clear(self) -> None:
+        self._schemas.clear()
+        self._repairers.clear()
+
+
 class ToolCalls:
     """The calls of one session: the `Repairer` of each listed tool, and the calls the upstream has
     yet to answer (at most ``_CALLS_LIMIT``), tracked only when a recorder or a tracer wants them."""
@@ -124,7 +154,7 @@ class ToolCalls:
         self.recorder = recorder
         self.tracer = tracer
         self.calls: dict[RequestId, PendingCall] = {}
-        self.repairers: dict[str, Repairer] = {}
+        self.repairers = ListedTools()
 
     def forget(self, request_id: RequestId) -> None:
         """The call ``request_id`` will not be answered (cancelled, or forgotten past the bound)."""
@@ -142,7 +172,7 @@ class ToolCalls:
                 and isinstance(tool.get("inputSchema"), dict)
             ):
                 schema = tool["inputSchema"]
-                self.repairers[tool["name"]] = Repairer(schema)
+                self.repairers.add(tool["name"], schema)
                 if self.tracer is not None:
                     self.tracer.listed([tool["name"]])
                 tool = {**tool, "inputSchema": widen_schema(schema, self.style)}
@@ -164,6 +194,8 @@ class ToolCalls:
         changed: Any = arguments
         norms: tuple[str, ...] = ()
         if self.normalizer is not None:
+            from pydantic_lenient.normalizer.engine import NormalizationConflict  # loaded with the normalizer
+
             try:
                 normalized = self.normalizer.apply(tool, arguments)
             except NormalizationConflict as error:
