@@ -3,6 +3,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import io
 import json
 import subprocess
@@ -484,3 +485,13 @@ def test_proxy_url_without_httpx2_is_one_line_naming_the_extra(
 
     with pytest.raises(ImportError, match=r"needs httpx2"):
         asyncio.run(serve(url="http://127.0.0.1:9/mcp"))
+
+
+def test_the_commands_offer_every_style_and_target() -> None:
+    """The parser writes the choices out (importing them would load pydantic before the proxy starts)."""
+    from pydantic_lenient import STYLES, TARGETS
+
+    cli_main = importlib.import_module("pydantic_lenient.cli.main")
+
+    assert cli_main.STYLES == STYLES
+    assert cli_main.TARGETS == TARGETS

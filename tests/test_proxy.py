@@ -911,6 +911,23 @@ def test_the_command_refuses_a_corrupt_outcomes_file(capsys: pytest.CaptureFixtu
     assert "--sample-chars needs --log-dir" in capsys.readouterr().err
 
 
+def test_an_upstream_started_before_a_corrupt_log_directory_is_found_is_stopped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`serve` starts a child upstream first, so that it starts while the proxy loads; when the proxy
+    then cannot go on, that child is stopped as at any other end (its stdin closed)."""
+    from pydantic_lenient.cli.main import main
+
+    (tmp_path / "outcomes.json").write_text('{"format": "pydantic-lenient-outcomes", "tools": 5}')
+    ended = tmp_path / "ended"
+    upstream = _python_upstream(
+        tmp_path, f"import sys\nsys.stdin.read()\nopen({str(ended)!r}, 'w').write('stdin closed')\n"
+    )
+    assert main(["proxy", "--log-dir", str(tmp_path), "--", *upstream]) == 2
+    assert "not a saved outcomes file" in capsys.readouterr().err
+    assert ended.read_text() == "stdin closed"
+
+
 # ---- faults, with tiny Python upstreams
 
 

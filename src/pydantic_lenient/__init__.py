@@ -5,9 +5,9 @@ costs little more than `import pydantic`, and a program that uses only the types
 normalizer, the catalog or asyncio.
 """
 
-import importlib
 import typing
 
+from ._lazy import exports as _exports
 from ._version import __version__ as __version__
 
 if typing.TYPE_CHECKING:
@@ -175,16 +175,4 @@ _MODULE_OF: dict[str, str] = {
     "render_annotation": "types.rendering",
 }
 
-
-def __getattr__(name: str) -> object:
-    try:
-        module = _MODULE_OF[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value  # the next lookup is a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return [*globals(), *_MODULE_OF]
+__getattr__, __dir__ = _exports(__name__, _MODULE_OF)

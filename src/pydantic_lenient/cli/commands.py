@@ -17,8 +17,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pydantic_lenient.schema.loading import TargetError
-
 from ._io import (
     PROGRAM,
     CommandError,
@@ -187,6 +185,7 @@ def _schema_for(document: Any, tool: str | None, source: str) -> Any:
 def _fix(arguments: argparse.Namespace) -> int:
     try:
         from pydantic_lenient.codemod.fix import FixError, fix_file
+        from pydantic_lenient.schema.loading import TargetError
     except ImportError as error:
         raise CommandError(
             f"fix needs LibCST: pip install 'pydantic-lenient[codemod]'"
@@ -213,16 +212,21 @@ def _fix(arguments: argparse.Namespace) -> int:
 
 
 def _proxy(arguments: argparse.Namespace) -> int:
-    from pydantic_lenient.normalizer.engine import Normalizer, RuleError
-    from pydantic_lenient.observe.logdir import LogDirError
-
+    # Only what the options ask for loads before the upstream starts (`serve` starts it first).
+    normalizer = None
     try:
         from pydantic_lenient.proxy.stdio import http_upstream, run_proxy
 
         if arguments.url is not None:
             http_upstream()  # its missing extra is one line before anything starts
-        normalizer = Normalizer.from_file(arguments.rules) if arguments.rules else None
-    except (ImportError, RuleError) as error:
+        if arguments.rules:
+            from pydantic_lenient.normalizer.engine import Normalizer, RuleError
+
+            try:
+                normalizer = Normalizer.from_file(arguments.rules)
+            except RuleError as error:
+                raise CommandError(str(error)) from None
+    except ImportError as error:
         raise CommandError(str(error)) from None
     for name in ("ping_interval", "ping_timeout"):
         if not getattr(arguments, name) > 0:
@@ -253,8 +257,12 @@ def _proxy(arguments: argparse.Namespace) -> int:
             ping_timeout=arguments.ping_timeout,
             telemetry=setup.telemetry if setup is not None else None,
         )
-    except LogDirError as error:  # a corrupt outcomes file, found before the upstream starts
-        raise CommandError(str(error)) from None
+    except Exception as error:
+        from pydantic_lenient.observe.logdir import LogDirError
+
+        if isinstance(error, LogDirError):  # a corrupt outcomes file (the upstream is stopped again)
+            raise CommandError(str(error)) from None
+        raise
     finally:
         if setup is not None:
             setup.shutdown()

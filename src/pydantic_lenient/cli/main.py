@@ -32,8 +32,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from pydantic_lenient._version import __version__
-from pydantic_lenient.schema.styles import STYLES
-from pydantic_lenient.schema.targets import TARGETS
 
 from ._io import PROGRAM, CommandError, one_line
 from .commands import _catalog, _dashboard, _fix, _normalize, _proxy, _repair, _stats, _suggest
@@ -41,6 +39,11 @@ from .commands import _catalog, _dashboard, _fix, _normalize, _proxy, _repair, _
 __all__ = ("main",)
 
 EXIT_CODES = "exit codes: 0 ok, 1 a check or repair failed, 2 bad usage or input"
+
+# `pydantic_lenient.schema.STYLES` and `TARGETS`, written out (a test holds them equal): importing
+# those modules loads pydantic's JSON Schema generator, and the proxy starts its upstream before that.
+STYLES = ("type-array", "any-of", "strict")
+TARGETS = ("mcp", "mcp-draft-07", "openai", "anthropic", "gemini")
 
 
 def _min_count(text: str) -> int:

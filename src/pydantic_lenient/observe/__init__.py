@@ -13,31 +13,38 @@ One module per job, from the bottom up:
 * `recorder`: `OutcomeRecorder`, its queue and its flusher thread;
 * `suggestions`: the rules the recorded failures support (`suggest`, `rules_document`);
 * `otel`, `dashboard`: the outcomes as OpenTelemetry metrics, and a web page over a log directory.
+
+The names load on first use (PEP 562): the proxy and the commands load only the modules they use.
 """
 
-from .auditlog import (
-    AUDIT_FILE,
-    AuditEntry,
-    AuditError,
-    AuditLog,
-    read_audit_log,
-)
-from .failures import NORMALIZATION_CONFLICT, FieldFailure, field_failures
-from .logdir import LogDirError
-from .outcomes import STATUSES, CallOutcome, OutcomeSink, Status
-from .recorder import OutcomeRecorder, adapter_recorder
-from .shapes import value_shape
-from .stats_file import (
-    AliasEvidence,
-    ErrorPattern,
-    FieldAnnotation,
-    HourCalls,
-    HourCount,
-    OutcomeStats,
-    ToolCalls,
-    load_outcomes,
-)
-from .suggestions import Suggestion, rules_document, suggest
+import typing
+
+from pydantic_lenient._lazy import exports as _exports
+
+if typing.TYPE_CHECKING:
+    from .auditlog import (
+        AUDIT_FILE,
+        AuditEntry,
+        AuditError,
+        AuditLog,
+        read_audit_log,
+    )
+    from .failures import NORMALIZATION_CONFLICT, FieldFailure, field_failures
+    from .logdir import LogDirError
+    from .outcomes import STATUSES, CallOutcome, OutcomeSink, Status
+    from .recorder import OutcomeRecorder, adapter_recorder
+    from .shapes import value_shape
+    from .stats_file import (
+        AliasEvidence,
+        ErrorPattern,
+        FieldAnnotation,
+        HourCalls,
+        HourCount,
+        OutcomeStats,
+        ToolCalls,
+        load_outcomes,
+    )
+    from .suggestions import Suggestion, rules_document, suggest
 
 __all__ = (
     "AUDIT_FILE",
@@ -68,3 +75,35 @@ __all__ = (
     "suggest",
     "value_shape",
 )
+
+# Each public name, and the module (in this package) that defines it.
+_MODULE_OF: dict[str, str] = {
+    "AUDIT_FILE": "auditlog",
+    "AuditEntry": "auditlog",
+    "AuditError": "auditlog",
+    "AuditLog": "auditlog",
+    "read_audit_log": "auditlog",
+    "NORMALIZATION_CONFLICT": "failures",
+    "FieldFailure": "failures",
+    "field_failures": "failures",
+    "LogDirError": "logdir",
+    "STATUSES": "outcomes",
+    "CallOutcome": "outcomes",
+    "OutcomeSink": "outcomes",
+    "Status": "outcomes",
+    "OutcomeRecorder": "recorder",
+    "adapter_recorder": "recorder",
+    "value_shape": "shapes",
+    "AliasEvidence": "stats_file",
+    "ErrorPattern": "stats_file",
+    "FieldAnnotation": "stats_file",
+    "HourCalls": "stats_file",
+    "HourCount": "stats_file",
+    "OutcomeStats": "stats_file",
+    "ToolCalls": "stats_file",
+    "load_outcomes": "stats_file",
+    "Suggestion": "suggestions",
+    "rules_document": "suggestions",
+    "suggest": "suggestions",
+}
+__getattr__, __dir__ = _exports(__name__, _MODULE_OF)

@@ -24,19 +24,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
 from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, field_failures, unknown_parameters
 from pydantic_lenient.observe.logdir import NORMALIZER_STATS_FILE
-from pydantic_lenient.observe.outcomes import Status
-from pydantic_lenient.observe.recorder import OutcomeRecorder
-from pydantic_lenient.repair.engine import Repairer
-from pydantic_lenient.schema.styles import Style
 from pydantic_lenient.schema.widen import widen_schema
 
 from .messages import RequestId, failed
 
+# What a session without rules or a log directory never uses loads only with them.
 if TYPE_CHECKING:
+    from pydantic_lenient.normalizer.engine import Normalizer
     from pydantic_lenient.observe.otel import ProxyTracer
+    from pydantic_lenient.observe.outcomes import Status
+    from pydantic_lenient.observe.recorder import OutcomeRecorder
+    from pydantic_lenient.repair.engine import Repairer
+    from pydantic_lenient.schema.styles import Style
 
 __all__ = ("REPAIR_STATS_FILE", "Conflict", "PendingCall", "ProxyStats", "ToolCalls")
 
@@ -157,6 +158,8 @@ class ToolCalls:
         """The `Repairer` of a listed tool (built at its first call), or None for a tool not listed."""
         repairer = self.repairers.get(tool)
         if repairer is None and tool in self.schemas:
+            from pydantic_lenient.repair.engine import Repairer  # loaded at the first call, not at start-up
+
             repairer = self.repairers[tool] = Repairer(self.schemas[tool])
         return repairer
 
@@ -175,6 +178,8 @@ class ToolCalls:
         changed: Any = arguments
         norms: tuple[str, ...] = ()
         if self.normalizer is not None:
+            from pydantic_lenient.normalizer.engine import NormalizationConflict  # loaded with the normalizer
+
             try:
                 normalized = self.normalizer.apply(tool, arguments)
             except NormalizationConflict as error:

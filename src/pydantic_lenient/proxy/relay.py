@@ -35,10 +35,6 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pydantic_lenient.normalizer.engine import Normalizer
-from pydantic_lenient.observe.recorder import OutcomeRecorder
-from pydantic_lenient.schema.styles import Style
-
 from .calls import Conflict, ProxyStats, ToolCalls
 from .messages import (
     dumped,
@@ -56,7 +52,10 @@ from .messages import (
 from .session import LIST_PREFIX, OWN_PREFIX, Session
 
 if TYPE_CHECKING:
+    from pydantic_lenient.normalizer.engine import Normalizer
     from pydantic_lenient.observe.otel import ProxyTracer
+    from pydantic_lenient.observe.recorder import OutcomeRecorder
+    from pydantic_lenient.schema.styles import Style
 
 __all__ = ("Routed",)
 

@@ -97,6 +97,9 @@ class HttpUpstream:
             logging.getLogger(name).addFilter(self.redacting)
         self.client = httpx2.AsyncClient(
             headers=self.headers,
+            # Loading the CA bundle costs tens of ms at start-up: only an https URL needs it (a plain
+            # http one never reaches TLS, as redirects are not followed).
+            verify=parts.scheme == "https",
             timeout=httpx2.Timeout(_CONNECT_TIMEOUT, read=None),  # a tool may run long: liveness is the pings' job
             limits=httpx2.Limits(max_connections=None, max_keepalive_connections=64),
         )

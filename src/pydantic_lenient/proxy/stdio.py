@@ -33,15 +33,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic_lenient.normalizer.engine import Normalizer
-from pydantic_lenient.observe.recorder import OutcomeRecorder
-from pydantic_lenient.schema.styles import Style
-
-from .calls import ProxyStats
-from .relay import _Relay
 from .streams import ClientError, Feed, FileIn, FileOut, Lines, client_input, client_output
 
+# The relay and what it needs (repair, widening, recording: pydantic and the validators) load in
+# `serve` once the upstream has been started, so its start-up and theirs overlap.
 if TYPE_CHECKING:
+    from pydantic_lenient.normalizer.engine import Normalizer
+    from pydantic_lenient.observe.recorder import OutcomeRecorder
+    from pydantic_lenient.schema.styles import Style
+
     from .remote import HttpUpstream
 
 __all__ = ("StartError", "http_upstream", "run_proxy", "serve")
@@ -77,18 +77,36 @@ class _Upstream(Protocol):
 
 
 class _ChildProtocol(asyncio.SubprocessProtocol):
-    """The upstream's process: its stdout as lines, and a pause of the client's input while its stdin is full."""
+    """The upstream's process: its stdout as lines, and a pause of the client's input while its stdin is full.
 
-    def __init__(self, proxy: _Proxy, stdin: Feed) -> None:
-        self.proxy, self.stdin = proxy, stdin
-        self.lines = Lines(proxy.upstream_lines, proxy.upstream_ended)
+    It starts before the proxy that reads it exists (`_Child.attach`): until then the event loop is
+    busy loading the proxy, so nothing arrives, and anything that does is kept in order.
+    """
+
+    def __init__(self, stdin: Feed) -> None:
+        self.stdin = stdin
+        self.lines: Lines | None = None
+        self.early: list[tuple[bytes | None, Exception | None]] = []  # data, or the end of stdout
         self.exited = asyncio.Event()
 
+    def attach(self, proxy: _Proxy) -> None:
+        self.lines = Lines(proxy.upstream_lines, proxy.upstream_ended)
+        early, self.early = self.early, []
+        for data, problem in early:
+            self.lines.data_received(data) if data is not None else self.lines.connection_lost(problem)
+
     def pipe_data_received(self, fd: int, data: bytes) -> None:
-        self.lines.data_received(data)
+        if self.lines is None:
+            self.early.append((data, None))
+        else:
+            self.lines.data_received(data)
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd == 1:
+        if fd != 1:
+            return
+        if self.lines is None:
+            self.early.append((None, exc))
+        else:
             self.lines.connection_lost(exc)
 
     def pause_writing(self) -> None:
@@ -104,18 +122,32 @@ class _ChildProtocol(asyncio.SubprocessProtocol):
 class _Child:
     """The upstream as a child process speaking MCP's stdio framing."""
 
-    def __init__(self, proxy: _Proxy, command: Sequence[str]) -> None:
-        self.proxy, self.command = proxy, list(command)
+    def __init__(self, command: Sequence[str]) -> None:
+        self.command = list(command)
         self.name = shlex.join(self.command)
+        self.proxy: _Proxy | None = None
         self.process: asyncio.SubprocessTransport | None = None
         self.protocol: _ChildProtocol | None = None
-        self.stdin = Feed(proxy.pauseclient_input)  # the client's input paused while the upstream's stdin is full
+        self.stdin = Feed(self._pause_client)  # the client's input paused while the upstream's stdin is full
+
+    def _pause_client(self, paused: bool) -> None:
+        if self.proxy is not None:
+            self.proxy.pauseclient_input(paused)
+
+    def attach(self, proxy: _Proxy) -> _Child:
+        """Hand the upstream's output, from its first byte, to ``proxy``."""
+        self.proxy = proxy
+        if self.protocol is not None:
+            self.protocol.attach(proxy)
+        return self
 
     async def start(self) -> None:
+        if self.process is not None:  # started early, by `serve`
+            return
         loop = asyncio.get_running_loop()
         try:
             self.process, self.protocol = await loop.subprocess_exec(
-                lambda: _ChildProtocol(self.proxy, self.stdin),
+                lambda: _ChildProtocol(self.stdin),
                 *self.command,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -177,6 +209,9 @@ class _Proxy:
     """One session: the client on this process's stdin/stdout, the upstream, and the relay between them."""
 
     def __init__(self, options: _Options) -> None:
+        from .calls import ProxyStats
+        from .relay import _Relay
+
         self.options = options
         self.stats = ProxyStats() if options.log_dir is not None else None
         tracer = None
@@ -278,25 +313,36 @@ class _Proxy:
 
     # ---- the session
 
-    async def run(self) -> int:
+    async def run(self, stop_asked: asyncio.Event | None = None) -> int:
+        """The session, to its exit code. ``stop_asked``: set by a signal that came before it began."""
         loop = asyncio.get_running_loop()
         try:
             self.client_out, writer = await client_output(loop, self.pause_upstream_output, lambda: self.finish(None))
         except ClientError as error:
             print(f"pydantic-lenient proxy: {error}", file=sys.stderr)
+            await self.upstream.stop()  # a child may have been started already
+            for number in _STOP_SIGNALS:
+                loop.remove_signal_handler(number)
             return 2
         # Before the upstream starts: a signal that comes while it starts must still stop it.
         for number in _STOP_SIGNALS:
             loop.add_signal_handler(number, self.finish, None)
+        tasks: list[asyncio.Future[Any]] = []
+        if stop_asked is not None:  # a signal may be set now, or still be on its way through the loop
+            asked = asyncio.ensure_future(stop_asked.wait())
+            asked.add_done_callback(lambda waited: None if waited.cancelled() else self.finish(None))
+            tasks.append(asked)
         try:
             await self.upstream.start()
         except StartError as error:
             print(f"pydantic-lenient proxy: {error}", file=sys.stderr)
             self.client_out.close()
+            for task in tasks:
+                task.cancel()
             for number in _STOP_SIGNALS:
                 loop.remove_signal_handler(number)
             return 2
-        tasks = [asyncio.create_task(self._watch())]
+        tasks.append(asyncio.create_task(self._watch()))
         if self.options.log_dir is not None:
             tasks.append(asyncio.create_task(self._autosave()))
         try:
@@ -391,7 +437,8 @@ async def serve(
     characters of each refused value there (by default no value is kept). Or pass your own ``recorder`` (for samples,
     sinks, other bounds); repair counts then go to its ``log_dir``, if it has one. ``telemetry``: a
     `pydantic_lenient.observe.otel.LenientTelemetry` for each call's spans and metrics. A corrupt
-    ``outcomes.json`` raises `pydantic_lenient.observe.logdir.LogDirError` before the upstream starts.
+    ``outcomes.json`` raises `pydantic_lenient.observe.logdir.LogDirError` (a child upstream, started
+    first, is stopped again).
     Runs on asyncio.
     """
     if bool(command) == (url is not None):
@@ -399,31 +446,56 @@ async def serve(
     if log_dir is not None and recorder is not None:
         raise ValueError("give log_dir or recorder, not both")
     upstream: Callable[[_Proxy], _Upstream]
+    child: _Child | None = None
+    stop_asked = asyncio.Event()
     if url is not None:
         remote = http_upstream()
         remote_url, remote_headers = url, list(headers)
         upstream = lambda proxy: remote(proxy, remote_url, remote_headers)  # noqa: E731
     else:
-        child_command = list(command)
-        upstream = lambda proxy: _Child(proxy, child_command)  # noqa: E731
-    owns_recorder = log_dir is not None
-    if log_dir is not None:
-        recorder = OutcomeRecorder(log_dir, normalizer=normalizer, save_every=save_every, sample_chars=sample_chars)
-    elif recorder is not None:
-        log_dir = recorder.log_dir
-    options = _Options(
-        upstream=upstream,
-        style=style,
-        normalizer=normalizer,
-        log_dir=Path(log_dir) if log_dir is not None else None,
-        ping_interval=ping_interval,
-        ping_timeout=ping_timeout,
-        save_every=save_every,
-        recorder=recorder,
-        owns_recorder=owns_recorder,
-        telemetry=telemetry,
-    )
-    return await _Proxy(options).run()
+        # Started first: a server takes longer to start than the rest of the proxy takes to load,
+        # and the two overlap. Its output waits in the pipe until the proxy reads it; a signal that
+        # comes meanwhile stops the session as soon as it begins.
+        loop = asyncio.get_running_loop()
+        for number in _STOP_SIGNALS:
+            loop.add_signal_handler(number, stop_asked.set)
+        child = _Child(command)
+        try:
+            await child.start()
+        except StartError as error:
+            print(f"pydantic-lenient proxy: {error}", file=sys.stderr)
+            for number in _STOP_SIGNALS:
+                loop.remove_signal_handler(number)
+            return 2
+        upstream = child.attach
+    try:
+        owns_recorder = log_dir is not None
+        if log_dir is not None:
+            from pydantic_lenient.observe.recorder import OutcomeRecorder
+
+            recorder = OutcomeRecorder(log_dir, normalizer=normalizer, save_every=save_every, sample_chars=sample_chars)
+        elif recorder is not None:
+            log_dir = recorder.log_dir
+        options = _Options(
+            upstream=upstream,
+            style=style,
+            normalizer=normalizer,
+            log_dir=Path(log_dir) if log_dir is not None else None,
+            ping_interval=ping_interval,
+            ping_timeout=ping_timeout,
+            save_every=save_every,
+            recorder=recorder,
+            owns_recorder=owns_recorder,
+            telemetry=telemetry,
+        )
+        proxy = _Proxy(options)
+    except BaseException:  # a corrupt log directory, say: the upstream started early is stopped
+        if child is not None:
+            await child.stop()
+            for number in _STOP_SIGNALS:
+                asyncio.get_running_loop().remove_signal_handler(number)
+        raise
+    return await proxy.run(stop_asked)
 
 
 def http_upstream() -> type[HttpUpstream]:

@@ -1,33 +1,40 @@
 """What a tool advertises: schema styles, provider targets, widening any JSON Schema, the tool
 catalog and the strictness audit.
+
+The names load on first use (PEP 562): the proxy needs `widen` alone, not the catalog and the audit.
 """
 
-from .audit import Finding, audit, format_findings
-from .catalog import (
-    ToolSpec,
-    model_from_function,
-    tool_catalog,
-    tool_specs,
-)
-from .loading import TargetError, load_target
-from .styles import (
-    STYLES,
-    LenientJsonSchema,
-    Style,
-    apply_style,
-    generator_for,
-)
-from .targets import (
-    DRAFT_07,
-    TARGETS,
-    Loss,
-    Target,
-    TargetSchema,
-    input_schema,
-    target_schema,
-    to_target,
-)
-from .widen import widen_schema
+import typing
+
+from pydantic_lenient._lazy import exports as _exports
+
+if typing.TYPE_CHECKING:
+    from .audit import Finding, audit, format_findings
+    from .catalog import (
+        ToolSpec,
+        model_from_function,
+        tool_catalog,
+        tool_specs,
+    )
+    from .loading import TargetError, load_target
+    from .styles import (
+        STYLES,
+        LenientJsonSchema,
+        Style,
+        apply_style,
+        generator_for,
+    )
+    from .targets import (
+        DRAFT_07,
+        TARGETS,
+        Loss,
+        Target,
+        TargetSchema,
+        input_schema,
+        target_schema,
+        to_target,
+    )
+    from .widen import widen_schema
 
 __all__ = (
     "DRAFT_07",
@@ -54,3 +61,32 @@ __all__ = (
     "tool_specs",
     "widen_schema",
 )
+
+# Each public name, and the module (in this package) that defines it. `audit` is both: the name
+# stays the function once its module has loaded (`exports` keeps it so).
+_MODULE_OF: dict[str, str] = {
+    "Finding": "audit",
+    "audit": "audit",
+    "format_findings": "audit",
+    "ToolSpec": "catalog",
+    "model_from_function": "catalog",
+    "tool_catalog": "catalog",
+    "tool_specs": "catalog",
+    "TargetError": "loading",
+    "load_target": "loading",
+    "STYLES": "styles",
+    "LenientJsonSchema": "styles",
+    "Style": "styles",
+    "apply_style": "styles",
+    "generator_for": "styles",
+    "DRAFT_07": "targets",
+    "TARGETS": "targets",
+    "Loss": "targets",
+    "Target": "targets",
+    "TargetSchema": "targets",
+    "input_schema": "targets",
+    "target_schema": "targets",
+    "to_target": "targets",
+    "widen_schema": "widen",
+}
+__getattr__, __dir__ = _exports(__name__, _MODULE_OF)
