@@ -26,7 +26,7 @@ def catalog_result(request: dict[str, Any]) -> dict[str, Any]:
     from pydantic_lenient.schema.audit import audit, format_findings
     from pydantic_lenient.schema.catalog import tool_catalog, tool_specs
     from pydantic_lenient.schema.loading import TargetError, load_target
-    from pydantic_lenient.schema.targets import target_schema
+    from pydantic_lenient.schema.targets import Loss, target_schema, to_target
 
     target, style, schema_target = request["target"], request["style"], request["schema_target"]
     try:
@@ -35,15 +35,15 @@ def catalog_result(request: dict[str, Any]) -> dict[str, Any]:
         return {"error": str(error)}
     try:
         catalog = tool_catalog(tools, style=style, target=schema_target)
-        losses = (
-            []
-            if schema_target == "mcp"
-            else [
-                f"lost: {spec.name}{loss.location}: {loss.what}"
-                for spec in tool_specs(tools)
-                for loss in target_schema(spec.input_model, schema_target, style=style).losses
-            ]
-        )
+        losses: list[str] = []
+        for spec in tool_specs(tools) if schema_target != "mcp" else []:
+            # A server's tool: what the target gave up of the schema the server lists.
+            lost: tuple[Loss, ...] = (
+                target_schema(spec.input_model, schema_target, style=style or "type-array").losses
+                if spec.advertised is None
+                else to_target(spec.advertised, schema_target).losses
+            )
+            losses.extend(f"lost: {spec.name}{loss.location}: {loss.what}" for loss in lost)
         findings = audit(tools) if request["check"] else []
     except Exception as error:  # a tool whose model or schema cannot be built
         return {"error": f"{target}: {type(error).__name__}: {error}"}

@@ -50,7 +50,7 @@ def _catalog(arguments: argparse.Namespace) -> int:
     return 1 if result["failed"] else 0
 
 
-def _catalog_in_child(target: str, style: str, schema_target: str, check: bool) -> dict[str, Any]:
+def _catalog_in_child(target: str, style: str | None, schema_target: str, check: bool) -> dict[str, Any]:
     """What `_catalog_child` builds for ``target``, imported in a child process, so that nothing the
     target's code does (``os._exit(0)`` included) can pass for a catalog. The child's own output
     (the target's prints) goes to stderr."""

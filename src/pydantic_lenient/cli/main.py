@@ -89,7 +89,12 @@ def _parser() -> argparse.ArgumentParser:
         run=_catalog,
     )
     catalog.add_argument("target", metavar="TARGET")
-    catalog.add_argument("--style", choices=STYLES, default="type-array", help="input schema style")
+    catalog.add_argument(
+        "--style",
+        choices=STYLES,
+        help="input schema style (default type-array); a server's tools are listed as the server lists them,"
+        " and a style it does not list them in is an error",
+    )
     catalog.add_argument(
         "--target",
         dest="schema_target",
@@ -100,7 +105,8 @@ def _parser() -> argparse.ArgumentParser:
     catalog.add_argument(
         "--check",
         action="store_true",
-        help="audit for fields that are not lenient; exit 1 on an error, or when no tools are found",
+        help="audit for fields that are not lenient or advertise a bound hosts cannot check;"
+        " exit 1 on an error, or when no tools are found",
     )
     catalog.add_argument("--output", metavar="FILE", help="write the catalog to FILE instead of stdout")
 

@@ -324,8 +324,10 @@ class OutcomeRecorder:
 def _annotations(tool: str, input_model: type[BaseModel]) -> Iterator[FieldAnnotation]:
     """The parameters of ``tool`` the strictness audit would change, each with its suggestion."""
     for finding in audit([(tool, input_model)]):
-        if not finding.suggestion:
-            continue  # a field the mapping leaves as it is, with its reason
+        if not finding.suggestion or finding.advertised is not None:
+            # A field the mapping leaves as it is (with its reason), or a bound only advertised
+            # wrong: rewriting it makes the server take no value it refuses now.
+            continue
         param = finding.path.removeprefix(f"{tool}.")
         yield FieldAnnotation(
             tool=clean_name(tool),

@@ -2,6 +2,11 @@
 
 * **error**: a field whose canonical type is integer, number or boolean and that is not lenient,
   at any depth (inside lists, dicts, tuples, models, TypedDicts and dataclasses).
+* **error**: a field whose advertised schema hides a bound from hosts, read from the JSON itself:
+  for a server, the schema the server lists; for functions and models, pydantic's own JSON schema
+  of them, which a plain framework lists. A bound under a name no host reads or beside a form it
+  does not constrain (`pydantic_lenient.schema.hidden_bounds`, pydantic/pydantic#11576), or one
+  that a lenient type's schema replaces (a ``Field(...)`` default's, pydantic/pydantic#10507).
 * **note**: a top-level array or object field that does not accept its JSON text.
 """
 
@@ -14,20 +19,40 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic.errors import PydanticInvalidForJsonSchema
+from pydantic.fields import FieldInfo
 
-from pydantic_lenient.types.annotations import ARRAYS, is_lenient, is_structured, is_typeddict, split_annotated
+from pydantic_lenient.types.annotations import (
+    ARRAYS,
+    is_lenient,
+    is_structured,
+    is_typeddict,
+    split_annotated,
+    with_metadata,
+)
+from pydantic_lenient.types.constraints import split_constraints
+from pydantic_lenient.types.floats import _LenientFloat
+from pydantic_lenient.types.integers import _LenientInt
 from pydantic_lenient.types.json_values import AcceptJsonText
 from pydantic_lenient.types.mapping import lenient_form
 from pydantic_lenient.types.rendering import render_annotation
 
-from .catalog import tool_specs
+from .catalog import ToolSpec, tool_specs
+from .hidden_bounds import HiddenBound, hidden_bounds
+from .styles import apply_style
 
 __all__ = ("Finding", "audit", "format_findings")
 
 Level = Literal["error", "note"]
 _UNION_TYPES = (typing.Union, types.UnionType)
 _ANNOTATED: Any = Annotated  # subscripted with run-time values below
+_UNION: Any = typing.Union
+# For pydantic's JSON schema of an annotation, as the tool models allow any type.
+_ANY_TYPES = ConfigDict(arbitrary_types_allowed=True)
+_INSIDE_THE_OPTIONAL = (
+    "the bound inside the Optional, on the type it bounds (Optional[Annotated[LenientInt, Field(ge=1)]])"
+)
 
 
 @dataclass(frozen=True)
@@ -46,8 +71,15 @@ class Finding:
     suggestion: str
     reason: str | None = None
     """Set when the field stays as it is: why it cannot be made lenient (``suggestion`` is then empty)."""
+    advertised: str | None = None
+    """Set when the field's advertised schema hides a bound from hosts: what it advertises, and why
+    hosts cannot check it (``suggestion`` is then the annotation that advertises the bound, or
+    empty where there is none to write in its place)."""
 
     def __str__(self) -> str:
+        if self.advertised is not None:
+            where = f"{self.path}: {self.annotation}" if self.annotation else self.path
+            return f"{self.level}: {where} {self.advertised}; use {self.suggestion or _INSIDE_THE_OPTIONAL}"
         if self.reason is not None:
             return f"{self.level}: {self.path}: {self.annotation} stays as it is: {self.reason}"
         why = "is not lenient" if self.level == "error" else "does not accept JSON text"
@@ -63,11 +95,170 @@ def audit(tools: Any) -> list[Finding]:
     >>> for finding in audit([search]):
     ...     print(finding)
     error: search.limit: Optional[int] is not lenient; use Lenient[Optional[LenientInt]]
+    >>> from pydantic import Field
+    >>> def page(size: Optional[LenientUInt] = Field(None, le=500)) -> None: ...
+    >>> [(finding.path, finding.suggestion) for finding in audit([page])]  # pydantic advertises le=500 as "le"
+    [('page.size', 'Optional[Annotated[LenientUInt, Field(le=500)]]')]
     """
     findings: list[Finding] = []
     for spec in tool_specs(tools):
-        findings.extend(_audit_model(spec.input_model, spec.name, top_level=True, seen=set()))
+        found = [*_audit_model(spec.input_model, spec.name, top_level=True, seen=set()), *_hidden_bounds(spec)]
+        order = {
+            field.alias or name: index for index, (name, field) in enumerate(spec.input_model.model_fields.items())
+        }
+        # Field order; a field's findings about its annotation before those about its schema.
+        findings.extend(sorted(found, key=lambda finding: order.get(_argument(finding.path, spec.name), len(order))))
     return findings
+
+
+def _argument(path: str, tool: str) -> str:
+    """The tool argument a finding's path starts with (``limit`` in ``search.limit[]``)."""
+    rest = path.removeprefix(f"{tool}.")
+    cut = min((index for index in map(rest.find, ".[{") if index >= 0), default=len(rest))
+    return rest[:cut]
+
+
+def _hidden_bounds(spec: ToolSpec) -> Iterator[Finding]:
+    """An error for each field whose advertised schema hides a bound from hosts: in what the server
+    lists, or for functions and models in pydantic's own JSON schema (what a plain framework lists)."""
+    if spec.advertised is not None:
+        schema: Any = spec.advertised
+    else:
+        try:
+            schema = spec.input_model.model_json_schema()
+        except PydanticInvalidForJsonSchema:  # a type no framework could list either
+            return
+    found = hidden_bounds(schema, spec.name)
+    # The adapters' style stage rewrites pydantic's bound names into the bounds they mean; which of
+    # these it repairs is read off its output, not assumed.
+    unrepaired = (
+        {bound.path for bound in hidden_bounds(apply_style(schema, "type-array"), spec.name)} if found else set()
+    )
+    fields = dict(_model_fields(spec.input_model, spec.name, seen=frozenset()))
+    for bound in found:
+        adapter = bool(bound.names) and bound.path not in unrepaired
+        yield _hidden_bound_finding(bound, fields.get(bound.path), adapter=adapter)
+    for path, field in fields.items():
+        dropped = _dropped_bounds(field)
+        if dropped is not None:
+            yield dropped.finding(path)
+
+
+def _hidden_bound_finding(bound: HiddenBound, field: FieldInfo | None, *, adapter: bool) -> Finding:
+    described = bound.describe(adapters_repair=adapter)
+    if field is None:  # an item of a list or a dict: no annotation of its own to rewrite
+        return Finding("error", bound.path, "", "", advertised=described)
+    metadata = tuple(field.metadata)
+    inside = _bounds_inside(field.annotation, metadata)
+    return Finding(
+        "error",
+        bound.path,
+        render_annotation(with_metadata(field.annotation, metadata)),
+        "" if inside is None else render_annotation(inside),
+        advertised=described,
+    )
+
+
+def _model_fields(model: type[BaseModel], path: str, *, seen: frozenset[type]) -> Iterator[tuple[str, FieldInfo]]:
+    """Every field of ``model`` and of the models its fields hold (through ``Optional``), by the
+    path a client sends it under."""
+    if model in seen:
+        return
+    for name, field in model.model_fields.items():
+        here = f"{path}.{field.alias or name}"
+        yield here, field
+        nested = _model_in(field.annotation)
+        if nested is not None:
+            yield from _model_fields(nested, here, seen=seen | {model})
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model an annotation holds, through ``Annotated`` and an ``Optional``."""
+    base, _ = split_annotated(annotation)
+    if typing.get_origin(base) in _UNION_TYPES:
+        members = [member for member in typing.get_args(base) if member is not type(None)]
+        base = split_annotated(members[0])[0] if len(members) == 1 else None
+    return base if isinstance(base, type) and issubclass(base, BaseModel) else None
+
+
+def _bounds_inside(annotation: Any, outer: tuple[Any, ...]) -> Any:
+    """``annotation`` (with ``outer`` metadata) with the bounds written outside its ``Optional``
+    moved inside it, onto each member, where pydantic advertises them as JSON Schema; None when it
+    is no such ``Optional``, or when pydantic's schema of the result still hides a bound."""
+    base, inner = split_annotated(annotation)
+    members = typing.get_args(base)
+    if typing.get_origin(base) not in _UNION_TYPES or type(None) not in members:
+        return None
+    split = split_constraints((*outer, *inner))
+    moved = (*split.numeric, *split.lengths)
+    if not moved:
+        return None
+    union = _UNION[tuple(member if member is type(None) else _bounded(member, moved) for member in members)]
+    candidate = with_metadata(union, split.rest)
+    schema = _json_schema(candidate)
+    return None if schema is None or hidden_bounds(schema) else candidate
+
+
+def _bounded(member: Any, bounds: tuple[Any, ...]) -> Any:
+    """``Annotated[member, *bounds]``; for a ``LenientJson[T]``, ``LenientJson[Annotated[T, *bounds]]``,
+    which bounds the same value and is written with public names."""
+    base, metadata = split_annotated(member)
+    if metadata and isinstance(metadata[-1], AcceptJsonText):
+        return with_metadata(base, (*metadata[:-1], *bounds, metadata[-1]))
+    return with_metadata(base, (*metadata, *bounds))
+
+
+@dataclass(frozen=True)
+class _Dropped:
+    """Bounds a lenient scalar drops: written before its marker, whose schema replaces what they bound."""
+
+    annotation: Any  # without the dropped bounds
+    bounds: tuple[Any, ...]
+    instead: Any
+
+    def finding(self, path: str) -> Finding:
+        keywords = (
+            render_annotation(with_metadata(int, self.bounds)).removeprefix("Annotated[int, Field(").removesuffix(")]")
+        )
+        return Finding(
+            "error",
+            path,
+            f"{render_annotation(self.annotation)} = Field(..., {keywords})",  # as it is written
+            render_annotation(self.instead),
+            advertised=f"drops its bound {keywords}: a Field(...) given as the default is applied before the"
+            " lenient type, whose schema then replaces the one it bounds (pydantic/pydantic#10507), so hosts never"
+            " see the bound and the lenient type does not check it",
+        )
+
+
+def _dropped_bounds(field: FieldInfo) -> _Dropped | None:
+    """pydantic puts the constraints of a ``Field(...)`` given as the default before the
+    annotation's own metadata, so ``LenientInt = Field(1, ge=1)`` is ``int, Ge(1), <marker>``, and
+    the marker's schema replaces the bounded ``int``. Read off pydantic's JSON: the bounds count as
+    dropped when the same bounds written after the marker advertise something else."""
+    metadata = tuple(field.metadata)
+    marker = next(
+        (index for index, part in enumerate(metadata) if isinstance(part, (_LenientInt, _LenientFloat))), None
+    )
+    if marker is None:
+        return None
+    before = split_constraints(metadata[:marker])
+    if not before.numeric:
+        return None
+    whole = with_metadata(field.annotation, metadata)
+    instead = with_metadata(field.annotation, (*before.rest, *before.lengths, *metadata[marker:], *before.numeric))
+    advertised, bounded = _json_schema(whole), _json_schema(instead)
+    if advertised is None or bounded is None or advertised == bounded or hidden_bounds(bounded):
+        return None
+    return _Dropped(with_metadata(field.annotation, (*before.rest, *metadata[marker:])), before.numeric, instead)
+
+
+def _json_schema(annotation: Any) -> dict[str, Any] | None:
+    """pydantic's JSON schema of ``annotation``; None for one it cannot build (``ge`` on a ``str``)."""
+    try:
+        return TypeAdapter(annotation, config=_ANY_TYPES).json_schema()
+    except Exception:
+        return None
 
 
 def format_findings(findings: list[Finding]) -> str:

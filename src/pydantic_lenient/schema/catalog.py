@@ -4,14 +4,15 @@ A tool can be given as a ``(name, model)`` pair, an object with ``name``, ``desc
 ``input_model``, a plain function (its parameters become the input model, as MCP SDKs do), a model
 class, a list or dict of those, or an MCP server object from the official ``mcp`` SDK or FastMCP.
 
-A server's catalog is built from what the server itself lists (its ``tools/list`` schemas, after
-any middleware, as a client receives them), so a server made lenient by an adapter is cataloged,
-audited and checked as its clients see it: at the adapter's style and target, the catalog *is*
-the listing.
+A server's catalog is what the server itself lists (its ``tools/list`` schemas, after any
+middleware, as a client receives them), unchanged: the catalog, the audit and an in-process
+``list_tools()`` are one document, defects included. A style cannot change what a server sends, so
+a server's catalog is never restyled; another target rewrites it for its consumer.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
 import typing
 from collections.abc import Callable, Coroutine, Iterable, Mapping
@@ -22,8 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from pydantic_lenient.types.annotations import function_hints
 
-from .styles import Style
-from .targets import Target, input_schema
+from ._rewriting import room_to_recurse
+from .styles import Style, is_in_style
+from .targets import Target, input_schema, to_target
 
 __all__ = ("ToolSpec", "model_from_function", "tool_catalog", "tool_specs")
 
@@ -50,12 +52,18 @@ class ToolSpec:
     """For a server's tool: the input schema the server lists, which its catalog is built from."""
 
 
-def tool_catalog(tools: Any, *, style: Style = "type-array", target: Target = "mcp") -> dict[str, Any]:
+def tool_catalog(tools: Any, *, style: Style | None = None, target: Target = "mcp") -> dict[str, Any]:
     """The MCP ``tools/list`` result: ``{"tools": [{"name", "description", "inputSchema"}, ...]}``.
 
     Tools keep the order they were given in, so a catalog can be committed and diffed. Every
     ``inputSchema`` has ``"type": "object"`` at its root, and its ``$ref``s resolve within it.
     With another ``target`` (`pydantic_lenient.schema.targets`) each ``inputSchema`` is that target's shape.
+
+    A server's tools are listed as the server lists them (what a client receives), never restyled,
+    so that the catalog shows what its hosts check: ``style`` (``"type-array"`` when not given) is
+    the style the catalog writes functions and models in, and for a server only a check that it
+    lists its tools in that style (`ValueError` if not: set the style on its adapter). Another
+    ``target`` rewrites a server's listing as it rewrites any schema (`to_target`).
 
     >>> from pydantic_lenient import StrictBoolish, tool_catalog
     >>> def delete_file(path: str, dry_run: StrictBoolish = True) -> None:
@@ -75,10 +83,27 @@ def tool_catalog(tools: Any, *, style: Style = "type-array", target: Target = "m
         entry: dict[str, Any] = {"name": spec.name}
         if spec.description:
             entry["description"] = spec.description
-        source = spec.input_model if spec.advertised is None else spec.advertised
-        entry["inputSchema"] = input_schema(source, style=style, target=target)
+        if spec.advertised is None:
+            entry["inputSchema"] = input_schema(spec.input_model, style=style or "type-array", target=target)
+        else:
+            entry["inputSchema"] = _as_listed(spec.name, spec.advertised, style, target)
         listed.append(entry)
     return {"tools": listed}
+
+
+def _as_listed(name: str, advertised: Mapping[str, Any], style: Style | None, target: Target) -> dict[str, Any]:
+    """A server's tool's ``inputSchema`` as the server lists it, rewritten for ``target`` if that is
+    not ``"mcp"``. Raises `ValueError` when ``style`` is given and the server lists it otherwise."""
+    listed = copy.deepcopy(dict(advertised))
+    with room_to_recurse():  # as deep as the server's own schema generator went
+        in_style = style is None or is_in_style(listed, style)
+    if not in_style:
+        raise ValueError(
+            f"the server lists {name!r} in another style than {style!r}, and a catalog of a server is what"
+            f" it lists: give the style to its adapter (make_lenient(server, style={style!r}) or"
+            f" LenientMiddleware(style={style!r})), or leave the style out"
+        )
+    return listed if target == "mcp" else to_target(listed, target).schema
 
 
 def tool_specs(tools: Any) -> list[ToolSpec]:

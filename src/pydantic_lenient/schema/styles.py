@@ -394,6 +394,22 @@ def apply_style(source: type[BaseModel] | Mapping[str, Any], style: Style) -> di
     return dict(transform_bottom_up(schema, lambda node: rewrite(_standard_keywords(_without_openapi_keywords(node)))))
 
 
+def is_in_style(schema: Mapping[str, Any], style: Style) -> bool:
+    """Whether a finished schema is already written in ``style``: restyling it would change nothing.
+
+    Unlike `apply_style`, the restyling it compares with leaves pydantic's constraint names
+    (``ge``) as they are, rather than rewriting them into the bounds they mean: they are a defect
+    of what is advertised, which the audit reports, not a style.
+
+    >>> from pydantic_lenient.schema.styles import is_in_style
+    >>> is_in_style({"type": ["integer", "null"]}, "type-array"), is_in_style({"type": ["integer", "null"]}, "any-of")
+    (True, False)
+    """
+    rewrite = _style_rewrite(style)
+    restyled = transform_bottom_up(schema, lambda node: rewrite(_without_openapi_keywords(node)))
+    return bool(restyled == schema)
+
+
 class LenientJsonSchema(GenerateJsonSchema):
     """pydantic's JSON schema generator, followed by `apply_style`'s stage for ``style``.
 

@@ -116,9 +116,12 @@ def to_target(schema: Mapping[str, Any], target: Target) -> TargetSchema:
         raise ValueError(f"unknown target {target!r}; expected one of {', '.join(TARGETS)}") from None
     check_depth(schema)
     losses: list[Loss] = []
-    # Providers read no type arrays: they start from the any-of style (which admits the same values).
-    start = dict(schema) if target in ("mcp", "mcp-draft-07") else without_content(apply_style(dict(schema), "any-of"))
-    result = rewrite(copy.deepcopy(start), losses)
+    with room_to_recurse():  # a finished schema (a server's listing) may nest as deep as its generator went
+        # Providers read no type arrays: they start from the any-of style (which admits the same values).
+        start = (
+            dict(schema) if target in ("mcp", "mcp-draft-07") else without_content(apply_style(dict(schema), "any-of"))
+        )
+        result = rewrite(copy.deepcopy(start), losses)
     return TargetSchema(target, result, tuple(losses))
 
 
