@@ -8,8 +8,10 @@ Each model has five fields. "all-lenient" models make every field lenient (the w
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -19,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _timing import best_times, print_ratios
 
-from pydantic_lenient import LenientInt, LenientUInt, StrictBoolish, lenient_annotation, lenient_model
+from pydantic_lenient import Lenient, LenientInt, LenientUInt, StrictBoolish, lenient_annotation, lenient_model
+from pydantic_lenient.codemod.fix import fix_file
 
 
 # The naive way: a Python callback before a strict field, and a hand-written schema.
@@ -97,6 +100,49 @@ HandOptional = _five(Optional[LenientInt], "HandOptional")
 MappedOptional = _five(lenient_annotation(Optional[int]), "MappedOptional")
 
 
+# The commonest real shape, bounds in the default, as written and as `fix` rewrites it (the
+# codemod itself writes it here), and as `fix` wrote it before it moved the bounds.
+_OPTIONAL_BOUNDED = (
+    "from pydantic import BaseModel, Field\n\n\nclass Bounded(BaseModel):\n"
+    + "".join(f"    f{i}: int | None = Field(default=None, ge=1, le=500)\n" for i in range(5))
+    + '\n\nTOOLS = [("bounded", Bounded)]\n'
+)
+
+
+def _import(path: Path, name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _written_and_fixed(source: str) -> tuple[type[BaseModel], type[BaseModel], str]:
+    """The model ``Bounded`` of ``source``, before and after `fix`, and the line `fix` wrote."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "bench_bounded.py"
+        path.write_text(source, encoding="utf-8")
+        written = _import(path, "bench_bounded_written").Bounded
+        fix_file(path)
+        fixed = _import(path, "bench_bounded_fixed").Bounded
+        line = next(line for line in path.read_text(encoding="utf-8").splitlines() if "f0:" in line)
+    return written, fixed, line.strip()
+
+
+PlainOptionalBounded, FixedOptionalBounded, FIXED_LINE = _written_and_fixed(_OPTIONAL_BOUNDED)
+_LENIENT: Any = Lenient  # subscripted at run time
+_OLD_FIX = _LENIENT[Optional[int]]
+OldFixOptionalBounded = type(
+    "OldFixOptionalBounded",
+    (BaseModel,),
+    {
+        "__annotations__": dict.fromkeys((f"f{i}" for i in range(5)), _OLD_FIX),
+        **{f"f{i}": Field(default=None, ge=1, le=500) for i in range(5)},
+    },
+)
+
+
 def _call(model: type[BaseModel], value: Any, *, strict: bool | None = None) -> Any:
     data = {f"f{i}": value for i in range(5)}
     return lambda: model.model_validate(data, strict=strict)
@@ -132,6 +178,9 @@ def main() -> int:
         "mapped Optional, '100'": _call(MappedOptional, "100"),
         "hand-written Optional, 100": _call(HandOptional, 100),
         "mapped Optional, 100": _call(MappedOptional, 100),
+        "plain Optional bounded, 100": _call(PlainOptionalBounded, 100),
+        "fixed Optional bounded, 100": _call(FixedOptionalBounded, 100),
+        "old fix Optional bounded, 100": _call(OldFixOptionalBounded, 100),
         # An explicit strict=True, as FastMCP's strict_input_validation passes it.
         "lenient, 100, strict=True": _call(LenientInts, 100, strict=True),
         "lenient, '100', strict=True": _call(LenientInts, "100", strict=True),
@@ -217,6 +266,17 @@ def main() -> int:
                 1.6,
             )
         ],
+        times,
+    )
+    met += print_ratios(
+        f"`fix` of `int | None = Field(default=None, ge=1, le=500)`: {FIXED_LINE}",
+        [("given 100, vs the plain field", "fixed Optional bounded, 100", "plain Optional bounded, 100", 1.6)],
+        times,
+    )
+    # What `fix` wrote before moving the bounds: pydantic checks them after the marker in Python.
+    print_ratios(
+        "`Lenient[int | None] = Field(default=None, ge=1, le=500)`, as `fix` wrote it before",
+        [("given 100, vs the plain field", "old fix Optional bounded, 100", "plain Optional bounded, 100", 1.6)],
         times,
     )
     # Written by hand, pydantic checks bounds after the marker in Python after-validators: reported only.

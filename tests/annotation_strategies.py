@@ -257,11 +257,19 @@ def _composite(draw: st.DrawFn, counter: itertools.count[int], depth: int) -> An
 
 @st.composite
 def parameters(draw: st.DrawFn, depth: int = 2) -> Parameter:
-    """One tool parameter: an annotation, sometimes with its constraints in ``Field(None, ...)``."""
+    """One tool parameter: an annotation, sometimes with its constraints in its default:
+    ``Field(None, ...)`` on an optional, ``Field(..., ...)`` on the bare type."""
     counter = itertools.count()
     annotation = draw(annotations_with(counter, depth))
     if annotation.constraints is not None and draw(st.booleans()):
-        written = draw(st.sampled_from(["Optional[{}]", "{} | None"]))
+        written = draw(st.sampled_from(["Optional[{}]", "{} | None", "{}"]))
+        if written == "{}":
+            # The hand-written form keeps its constraints in the annotation: after a lenient type,
+            # a default's constraints come first to pydantic, and the type builds its schema without them.
+            default = f" = Field(..., {annotation.constraints})"
+            return Parameter(
+                annotation._replace(source=str(annotation.bare)), f"{annotation.bare}{default}", annotation.hand_written
+            )
         optional = _optional(annotation, written, outside=False)
         default = f" = Field(None, {annotation.constraints})"
         return Parameter(

@@ -234,6 +234,30 @@ _ANNOTATIONS = st.recursive(
     ),
     max_leaves=3,
 )
+# Constraints in the parameter's `Field(...)` default, as MCP servers write them, on an Optional or a
+# plain int, float or list (pydantic's Field, here PydanticField: the module's `Field` is another).
+_DEFAULTED_KINDS = st.sampled_from(["int", "float", "list[int]", "list[conint(ge=0)]"])
+
+
+@st.composite
+def _defaulted(draw: st.DrawFn) -> tuple[str, str]:
+    """An annotation and its ``PydanticField(default, <constraints>)`` default."""
+    kind = draw(_DEFAULTED_KINDS)
+    optional = draw(st.sampled_from([None, "Optional[{}]", "{} | None"]))
+    low, high = draw(_BOUNDS)
+    if kind.startswith("list"):
+        constraints = draw(st.sampled_from([f"min_length={max(low, 0)}", f"max_length={max(high, 0)}"]))
+    else:
+        names = draw(st.sampled_from([("ge", "le"), ("gt", "lt"), ("ge", "lt")]))
+        constraints = f"{names[0]}={low}, {names[1]}={high}"
+        if draw(st.booleans()):
+            constraints += ", multiple_of=2" if kind == "int" else ", multiple_of=0.5"
+    default = "None" if optional else draw(st.sampled_from(["...", "[]" if kind.startswith("list") else str(high)]))
+    written = kind if optional is None else optional.format(kind)
+    keyword = draw(st.sampled_from(["", "default="])) if default != "..." else ""
+    return written, f"PydanticField({keyword}{default}, {constraints})"
+
+
 _VALUES = st.recursive(
     st.one_of(
         st.none(),
@@ -248,14 +272,22 @@ _VALUES = st.recursive(
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(annotations=st.lists(_ANNOTATIONS, min_size=1, max_size=2), future=st.booleans(), data=st.data())
+@given(
+    annotations=st.lists(_ANNOTATIONS, min_size=1, max_size=2),
+    defaulted=st.lists(_defaulted(), max_size=2),
+    future=st.booleans(),
+    data=st.data(),
+)
 def test_the_fixed_module_refuses_everything_the_original_refused(
-    annotations: list[str], future: bool, data: st.DataObject
+    annotations: list[str], defaulted: list[tuple[str, str]], future: bool, data: st.DataObject
 ) -> None:
     """Whatever the fixed tool or model accepts, it turns into a value the original accepts as it is:
     only the wrong-typed forms are added, never a value a bound, a literal or a type refused."""
-    parameters = ", ".join(f"p{index}: {text}" for index, text in enumerate(annotations))
-    fields = "".join(f"    p{index}: {text}\n" for index, text in enumerate(annotations))
+    # The defaulted parameters come last, as Python wants them.
+    written = [f"p{index}: {text}" for index, text in enumerate(annotations)]
+    written += [f"p{len(annotations) + index}: {text} = {default}" for index, (text, default) in enumerate(defaulted)]
+    parameters = ", ".join(written)
+    fields = "".join(f"    {parameter}\n" for parameter in written)
     source = (
         ("from __future__ import annotations\n" if future else "")
         + "from typing import Annotated, Literal, Optional\n\n"
@@ -271,14 +303,14 @@ def test_the_fixed_module_refuses_everything_the_original_refused(
         (folder / "shadow_fields.py").write_text(SHADOW, encoding="utf-8")
         (folder / "original.py").write_text(source, encoding="utf-8")
         (folder / "fixed.py").write_text(source, encoding="utf-8")
-        fix_file(folder / "fixed.py")
+        assert fix_file(folder / "fixed.py").kept == []  # every generated default's constraints move
         original, fixed = _import(folder / "original.py"), _import(folder / "fixed.py")
     pairs = [
         (model_from_function(original.tool), model_from_function(fixed.tool)),
         (original.Args, fixed.Args),
     ]
     for _ in range(8):
-        arguments = {f"p{index}": data.draw(_VALUES) for index in range(len(annotations))}
+        arguments = {f"p{index}": data.draw(_VALUES) for index in range(len(written))}
         for original_model, fixed_model in pairs:
             try:
                 validated = fixed_model.model_validate(arguments).model_dump()

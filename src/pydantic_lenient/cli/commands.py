@@ -202,6 +202,8 @@ def _fix(arguments: argparse.Namespace) -> int:
             raise CommandError(f"{path}: {type(error).__name__}: {error}") from None
         for name in result.skipped:
             print(f"{path}: {name}: left alone, its definition cannot be told apart in the source", file=sys.stderr)
+        for kept in result.kept:
+            print(f"{path}: {kept}", file=sys.stderr)
         if arguments.diff:
             sys.stdout.write(result.diff())
             continue

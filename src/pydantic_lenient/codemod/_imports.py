@@ -69,6 +69,27 @@ class Imports:
             self._chosen[key] = name if self._only_imported_from(module, name) else self._fresh_alias(name)
         return self._chosen[key]
 
+    def refers_to(self, node: cst.BaseExpression, module: str, name: str) -> bool:
+        """Whether ``node`` can only mean ``name`` from ``module``: a name every binding of which
+        imports it (``from pydantic import Field as PydanticField``), or ``pydantic.Field`` where
+        every binding of ``pydantic`` imports that module.
+
+        >>> wrapper = MetadataWrapper(cst.parse_module("import pydantic\\nfrom pydantic import Field as F\\n"))
+        >>> imports = Imports(wrapper)
+        >>> written = ("F", "pydantic.Field", "Field")
+        >>> [imports.refers_to(cst.parse_expression(text), "pydantic", "Field") for text in written]
+        [True, True, False]
+        """
+        if self._star_import:
+            return False
+        if isinstance(node, cst.Name):
+            bindings = self._bindings.get(node.value, [])
+            return bool(bindings) and all(_imports_as(binding, module, name, node.value) for binding in bindings)
+        if isinstance(node, cst.Attribute) and node.attr.value == name and isinstance(node.value, cst.Name):
+            bindings = self._bindings.get(node.value.value, [])
+            return bool(bindings) and all(_imports_module_as(binding, module, node.value.value) for binding in bindings)
+        return False
+
     def _only_imported_from(self, module: str, name: str) -> bool:
         if self._star_import:
             return False
@@ -120,6 +141,33 @@ def _imports_itself(node: Any, module: str, name: str) -> bool:
     return any(
         alias.asname is None and isinstance(alias.name, cst.Name) and alias.name.value == name for alias in node.names
     )
+
+
+def _imports_as(node: Any, module: str, name: str, bound: str) -> bool:
+    """Whether ``node`` is ``from module import name as bound`` (or without ``as``, when the two are one)."""
+    if not isinstance(node, cst.ImportFrom) or node.relative or node.module is None:
+        return False
+    if cst.Module([]).code_for_node(node.module) != module or isinstance(node.names, cst.ImportStar):
+        return False
+    return any(
+        isinstance(alias.name, cst.Name) and alias.name.value == name and _bound_name(alias) == bound
+        for alias in node.names
+    )
+
+
+def _imports_module_as(node: Any, module: str, bound: str) -> bool:
+    """Whether ``node`` is ``import module`` (or ``import module as bound``) binding ``bound``."""
+    if not isinstance(node, cst.Import):
+        return False
+    return any(
+        cst.Module([]).code_for_node(alias.name) == module and _bound_name(alias) == bound for alias in node.names
+    )
+
+
+def _bound_name(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return cst.Module([]).code_for_node(alias.name).split(".")[0]
 
 
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
