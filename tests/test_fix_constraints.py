@@ -251,7 +251,8 @@ def test_the_old_placements_are_what_the_checks_catch() -> None:
         "greater_than_or_equal_validator",
         "less_than_or_equal_validator",
     ]
-    unbounded = create_model("Unbounded", value=(_LENIENT[int], Field(100, ge=1, le=100)))
+    # A bound lost on the way (the lenient types now take in a default's bound, pydantic#10507).
+    unbounded = create_model("Unbounded", value=(_LENIENT[int], 100))
     strict = create_model("Plain", value=(int, Field(100, ge=1, le=100)))
     assert _verdict(strict, 101) == (False, None)
     assert _verdict(unbounded, 101) != _verdict(_mapped(strict), 101)

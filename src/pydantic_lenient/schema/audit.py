@@ -5,8 +5,7 @@
 * **error**: a field whose advertised schema hides a bound from hosts, read from the JSON itself:
   for a server, the schema the server lists; for functions and models, pydantic's own JSON schema
   of them, which a plain framework lists. A bound under a name no host reads or beside a form it
-  does not constrain (`pydantic_lenient.schema.hidden_bounds`, pydantic/pydantic#11576), or one
-  that a lenient type's schema replaces (a ``Field(...)`` default's, pydantic/pydantic#10507).
+  does not constrain (`pydantic_lenient.schema.hidden_bounds`, pydantic/pydantic#11576).
 * **note**: a top-level array or object field that does not accept its JSON text.
 """
 
@@ -32,8 +31,6 @@ from pydantic_lenient.types.annotations import (
     with_metadata,
 )
 from pydantic_lenient.types.constraints import split_constraints
-from pydantic_lenient.types.floats import _LenientFloat
-from pydantic_lenient.types.integers import _LenientInt
 from pydantic_lenient.types.json_values import AcceptJsonText
 from pydantic_lenient.types.mapping import lenient_form
 from pydantic_lenient.types.rendering import render_annotation
@@ -138,10 +135,6 @@ def _hidden_bounds(spec: ToolSpec) -> Iterator[Finding]:
     for bound in found:
         adapter = bool(bound.names) and bound.path not in unrepaired
         yield _hidden_bound_finding(bound, fields.get(bound.path), adapter=adapter)
-    for path, field in fields.items():
-        dropped = _dropped_bounds(field)
-        if dropped is not None:
-            yield dropped.finding(path)
 
 
 def _hidden_bound_finding(bound: HiddenBound, field: FieldInfo | None, *, adapter: bool) -> Finding:
@@ -206,51 +199,6 @@ def _bounded(member: Any, bounds: tuple[Any, ...]) -> Any:
     if metadata and isinstance(metadata[-1], AcceptJsonText):
         return with_metadata(base, (*metadata[:-1], *bounds, metadata[-1]))
     return with_metadata(base, (*metadata, *bounds))
-
-
-@dataclass(frozen=True)
-class _Dropped:
-    """Bounds a lenient scalar drops: written before its marker, whose schema replaces what they bound."""
-
-    annotation: Any  # without the dropped bounds
-    bounds: tuple[Any, ...]
-    instead: Any
-
-    def finding(self, path: str) -> Finding:
-        keywords = (
-            render_annotation(with_metadata(int, self.bounds)).removeprefix("Annotated[int, Field(").removesuffix(")]")
-        )
-        return Finding(
-            "error",
-            path,
-            f"{render_annotation(self.annotation)} = Field(..., {keywords})",  # as it is written
-            render_annotation(self.instead),
-            advertised=f"drops its bound {keywords}: a Field(...) given as the default is applied before the"
-            " lenient type, whose schema then replaces the one it bounds (pydantic/pydantic#10507), so hosts never"
-            " see the bound and the lenient type does not check it",
-        )
-
-
-def _dropped_bounds(field: FieldInfo) -> _Dropped | None:
-    """pydantic puts the constraints of a ``Field(...)`` given as the default before the
-    annotation's own metadata, so ``LenientInt = Field(1, ge=1)`` is ``int, Ge(1), <marker>``, and
-    the marker's schema replaces the bounded ``int``. Read off pydantic's JSON: the bounds count as
-    dropped when the same bounds written after the marker advertise something else."""
-    metadata = tuple(field.metadata)
-    marker = next(
-        (index for index, part in enumerate(metadata) if isinstance(part, (_LenientInt, _LenientFloat))), None
-    )
-    if marker is None:
-        return None
-    before = split_constraints(metadata[:marker])
-    if not before.numeric:
-        return None
-    whole = with_metadata(field.annotation, metadata)
-    instead = with_metadata(field.annotation, (*before.rest, *before.lengths, *metadata[marker:], *before.numeric))
-    advertised, bounded = _json_schema(whole), _json_schema(instead)
-    if advertised is None or bounded is None or advertised == bounded or hidden_bounds(bounded):
-        return None
-    return _Dropped(with_metadata(field.annotation, (*before.rest, *metadata[marker:])), before.numeric, instead)
 
 
 def _json_schema(annotation: Any) -> dict[str, Any] | None:

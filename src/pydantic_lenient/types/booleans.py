@@ -10,7 +10,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from .boolean_text import BOOLEAN_WORDS, TRUE_OR_FALSE
-from .scalar import exact_conversion, lenient_scalar_schema, render_scalar, user_bounds
+from .scalar import exact_conversion, lenient_scalar_schema, read_inner, render_scalar, user_bounds, with_inner
 
 __all__ = ("StrictBoolish",)
 
@@ -36,12 +36,16 @@ class _StrictBoolish:
     """Marker for a bool that may also arrive as the string 'true' or 'false'."""
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        return lenient_scalar_schema(
+        own = lenient_scalar_schema(
             forms={bool: core_schema.bool_schema(), str: _TRUE_OR_FALSE_TEXT},
             error_type=ERROR_TYPE,
             message=_MESSAGE,
             serialization="bool",
         )
+        # What pydantic built from the metadata written before this marker (a validator, `Strict()`)
+        # checks the result afterwards; a bool has no constraint to take in.
+        inner = read_inner(handler(source), "bool", frozenset())
+        return with_inner(own, inner.rest, inner.json_metadata, None)
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         _, annotations = user_bounds(handler, schema)

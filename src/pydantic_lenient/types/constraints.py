@@ -6,7 +6,6 @@ marker, where pydantic-core checks it natively and the marker advertises it as s
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
@@ -82,55 +81,27 @@ def is_strict(marker: Any) -> bool:
     return type(marker).__name__ == "Strict" and hasattr(marker, "strict")
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return value
-    return None
+def _bound_pairs(numeric: tuple[Any, ...]) -> list[tuple[str, Any]]:
+    """Numeric annotated-types markers as ``(name, value)``: ``Ge(1)`` is ``("ge", 1)``."""
+    return [
+        next((name, getattr(bound, name)) for name in ("ge", "gt", "le", "lt", "multiple_of") if hasattr(bound, name))
+        for bound in numeric
+    ]
 
 
 def int_marker(numeric: tuple[Any, ...], base: _LenientInt | None = None) -> _LenientInt | None:
     """One `_LenientInt` checking ``base``'s bounds and ``numeric``'s, as inclusive integer bounds;
     None when a bound is not a finite number (a ``Decimal``), a ``multiple_of`` not an int, or the
     bounds admit no integer (pydantic then keeps checking them itself)."""
-    lower = None if base is None else base.ge
-    upper = None if base is None else base.le
-    step = None if base is None else base.multiple_of
-    for bound in numeric:
-        if isinstance(bound, annotated_types.MultipleOf):
-            if not isinstance(bound.multiple_of, int) or isinstance(bound.multiple_of, bool) or bound.multiple_of <= 0:
-                return None
-            step = bound.multiple_of if step is None else math.lcm(step, bound.multiple_of)
-            continue
-        value = _number(next(getattr(bound, name) for name in ("ge", "gt", "le", "lt") if hasattr(bound, name)))
-        if value is None:
-            return None
-        if isinstance(bound, annotated_types.Ge):
-            lower = _tighter(lower, math.ceil(value), max)
-        elif isinstance(bound, annotated_types.Gt):
-            lower = _tighter(lower, math.floor(value) + 1, max)
-        elif isinstance(bound, annotated_types.Le):
-            upper = _tighter(upper, math.floor(value), min)
-        else:
-            upper = _tighter(upper, math.ceil(value) - 1, min)
-    if lower is not None and upper is not None and lower > upper:
-        return None
-    return _LenientInt(ge=lower, le=upper, multiple_of=step)
+    marker, whole = (base or _LenientInt()).tightened(_bound_pairs(numeric))
+    return marker if whole else None
 
 
 def float_marker(numeric: tuple[Any, ...]) -> _LenientFloat | None:
-    """One `_LenientFloat` checking ``numeric``'s bounds; None for a bound that is not a finite number."""
-    bounds: dict[str, float] = {}
-    for bound in numeric:
-        name = next(name for name in ("ge", "gt", "le", "lt", "multiple_of") if hasattr(bound, name))
-        value = _number(getattr(bound, name))
-        if value is None or (name in bounds and name == "multiple_of"):
-            return None
-        bounds[name] = _tighter(bounds.get(name), value, min if name in ("le", "lt") else max)
-    return _LenientFloat(**bounds)
-
-
-def _tighter(current: Any, new: Any, pick: Any) -> Any:
-    return new if current is None else pick(current, new)
+    """One `_LenientFloat` checking ``numeric``'s bounds; None for a bound that is not a finite number,
+    or two different steps."""
+    marker, whole = _LenientFloat().tightened(_bound_pairs(numeric))
+    return marker if whole else None
 
 
 def with_bounds_in_marker(annotation: Any, base: Any, metadata: tuple[Any, ...]) -> Any:

@@ -140,12 +140,13 @@ class ExactNumber:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         base, _ = split_annotated(source)
-        if base is bool:
-            return core_schema.bool_schema(strict=True)
-        # pydantic's own schema of the source, with the bounds written before this marker: checked
-        # after the exact form, so a bound is never lost (and skipped when there is none to check).
+        # pydantic's own schema of the source, with what was written before this marker (bounds, a
+        # validator): checked after the exact form, so nothing is lost (and skipped when it is plain).
         own = handler(source)
-        bounds = own if own["type"] not in ("int", "float") or _BOUND_KEYS & own.keys() else None
+        bounds = None if _is_plain(own) else own
+        if base is bool:
+            exact = core_schema.bool_schema(strict=True)
+            return exact if bounds is None else core_schema.chain_schema([exact, bounds])
         if base is int:
             forms = {
                 int: core_schema.int_schema(),
@@ -175,12 +176,14 @@ class ExactNumber:
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         if schema["type"] == "bool":
             return {"type": "boolean"}
-        if schema["type"] == "chain":  # the bounds, checked after the exact form, say the type too
+        if schema["type"] == "chain":  # what is checked after the exact form says the type too
             return handler(schema["steps"][-1])
         return {"type": "integer" if schema.get("serialization", {}).get("type") == "int" else "number"}
 
 
-_BOUND_KEYS = frozenset({"ge", "gt", "le", "lt", "multiple_of"})
+def _is_plain(schema: CoreSchema) -> bool:
+    """Whether ``schema`` is a bare ``int``, ``float`` or ``bool`` schema (a description aside)."""
+    return schema["type"] in ("int", "float", "bool") and set(schema) <= {"type", "metadata"}
 
 
 @dataclass(frozen=True, slots=True)

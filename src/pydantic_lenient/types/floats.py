@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Any
@@ -10,7 +12,16 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from .scalar import JSON_NUMBER_TEXT, exact_conversion, lenient_scalar_schema, render_scalar, user_bounds
+from .scalar import (
+    JSON_NUMBER_TEXT,
+    effective_marker,
+    exact_conversion,
+    lenient_scalar_schema,
+    read_inner,
+    render_scalar,
+    user_bounds,
+    with_inner,
+)
 
 __all__ = ("LenientFloat",)
 
@@ -45,6 +56,9 @@ _BOUND_KEYWORDS = {
     "lt": "exclusiveMaximum",
     "multiple_of": "multipleOf",
 }
+# The constraints pydantic puts in a float schema that the marker holds (it is finite already).
+_FLOAT_CONSTRAINTS = frozenset({*_BOUND_KEYWORDS, "allow_inf_nan"})
+_LOWER = frozenset({"ge", "gt"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +84,37 @@ class _LenientFloat:
     def _bounds(self) -> dict[str, float]:
         return {name: getattr(self, name) for name in _BOUND_KEYWORDS if getattr(self, name) is not None}
 
+    def tightened(self, bounds: Iterable[tuple[str, Any]]) -> tuple[_LenientFloat, bool]:
+        """This marker with ``bounds`` (``("gt", 0)``, ``("allow_inf_nan", False)``...) added, the
+        tighter of two bounds of one kind winning; and whether it holds them all. It cannot hold a
+        bound that is not a finite number, a second step, or ``allow_inf_nan=True``: those are left out."""
+        held = self._bounds()
+        whole = True
+        for name, value in bounds:
+            if name == "allow_inf_nan":
+                whole = whole and not value  # False is what the marker does anyway
+            elif not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+                whole = False
+            elif name == "multiple_of":
+                if held.get(name, value) != value:  # two steps do not combine exactly in floats
+                    whole = False
+                else:
+                    held[name] = value
+            elif name in held:
+                held[name] = (max if name in _LOWER else min)(held[name], value)
+            else:
+                held[name] = value
+        return _LenientFloat(**held), whole
+
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        # The bounds written before this marker (a `Field(...)` default's) move into it, as they do
+        # through the mapping; whatever else pydantic built from them checks the result afterwards.
+        inner = read_inner(handler(source), "float", _FLOAT_CONSTRAINTS)
+        marker, whole = self.tightened(inner.constraints.items())
+        rest = inner.rest if whole else inner.schema
+        return with_inner(marker._core_schema(), rest, inner.json_metadata, None if marker == self else marker)
+
+    def _core_schema(self) -> CoreSchema:
         bounds = self._bounds()
         return lenient_scalar_schema(
             # pydantic-core's strict float also takes Decimal; an int too large for a double is refused.
@@ -82,6 +126,10 @@ class _LenientFloat:
         )
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        # The marker as it took in the bounds written before it, if any.
+        return effective_marker(schema, self)._json_schema(schema, handler)
+
+    def _json_schema(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         added, annotations = user_bounds(handler, schema)
         own = {_BOUND_KEYWORDS[name]: value for name, value in self._bounds().items()}
         canonical = {"type": "number", **own, **added}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Any
@@ -14,12 +15,15 @@ from pydantic_core import CoreSchema, core_schema
 from .digit_ranges import DigitForm, exact_digit_pattern
 from .scalar import (
     MAX_DIGIT_STRING_LENGTH,
+    effective_marker,
     exact_conversion,
     form_error,
     lenient_scalar_schema,
     python_function,
+    read_inner,
     render_scalar,
     user_bounds,
+    with_inner,
 )
 
 __all__ = (
@@ -86,6 +90,9 @@ def narrowed_digit_pattern(pattern: str, lower: int | None, upper: int | None) -
     exact = exact_digit_pattern(lower, upper, form)
     return pattern if exact is None else exact
 
+
+# The constraints pydantic puts in an int schema, all of which the marker holds.
+_INT_CONSTRAINTS = frozenset({"ge", "gt", "le", "lt", "multiple_of"})
 
 _MESSAGES = {
     SIGNED_DIGITS: "Input should be an integer, or a string of ASCII digits with an optional leading '-'",
@@ -155,7 +162,41 @@ class _LenientInt:
             return SIGNED_DIGITS
         return UNSIGNED_DIGITS if self.ge == 0 else POSITIVE_DIGITS
 
+    def tightened(self, bounds: Iterable[tuple[str, Any]]) -> tuple[_LenientInt, bool]:
+        """This marker with ``bounds`` (``("ge", 1)``, ``("lt", 10)``, ``("multiple_of", 3)``...) added
+        as inclusive integer bounds, the tighter one winning (steps combined by their lcm); and
+        whether it holds them all. It cannot hold a bound that is not a finite number (a
+        ``Decimal``), a step that is not a positive int, or bounds no integer meets: those are left
+        out (an empty range leaves this marker as it is)."""
+        lower, upper, step, whole = self.ge, self.le, self.multiple_of, True
+        for name, value in bounds:
+            if name == "multiple_of":
+                if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                    step = value if step is None else math.lcm(step, value)
+                else:
+                    whole = False
+                continue
+            if not _is_finite_number(value):
+                whole = False
+            elif name in ("ge", "gt"):
+                bound = math.ceil(value) if name == "ge" else math.floor(value) + 1
+                lower = bound if lower is None else max(lower, bound)
+            else:
+                bound = math.floor(value) if name == "le" else math.ceil(value) - 1
+                upper = bound if upper is None else min(upper, bound)
+        if lower is not None and upper is not None and lower > upper:
+            return self, False
+        return _LenientInt(ge=lower, le=upper, multiple_of=step), whole
+
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        # The bounds written before this marker (a `Field(...)` default's) move into it, as they do
+        # through the mapping; whatever else pydantic built from them checks the result afterwards.
+        inner = read_inner(handler(source), "int", _INT_CONSTRAINTS)
+        marker, whole = self.tightened(inner.constraints.items())
+        rest = inner.rest if whole else inner.schema
+        return with_inner(marker._core_schema(), rest, inner.json_metadata, None if marker == self else marker)
+
+    def _core_schema(self) -> CoreSchema:
         bounded = self.ge is not None or self.le is not None or self.multiple_of is not None
         digits = core_schema.str_schema(pattern=self.pattern, max_length=MAX_DIGIT_STRING_LENGTH)
         return lenient_scalar_schema(
@@ -178,6 +219,10 @@ class _LenientInt:
         )
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        # The marker as it took in the bounds written before it, if any.
+        return effective_marker(schema, self)._json_schema(schema, handler)
+
+    def _json_schema(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         added, annotations = user_bounds(handler, schema)
         if self.multiple_of is not None:
             outside = added.get("multipleOf")

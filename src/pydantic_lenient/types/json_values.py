@@ -15,7 +15,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema, from_json, to_json
 
-from .scalar import render_scalar, split_annotations
+from .scalar import effective_marker, read_inner, render_scalar, split_annotations, with_inner
 
 __all__ = (
     "DEFAULT_MAX_DEPTH",
@@ -269,6 +269,36 @@ else:
             return Annotated[item, AcceptJsonText()]
 
 
+# The constraints pydantic puts in a str schema that `JsonTextOf` checks on the text it gives.
+_TEXT_LENGTHS = frozenset({"min_length", "max_length"})
+
+
+@dataclass(frozen=True, slots=True)
+class _TextLengths:
+    """The lengths of a `JsonTextOf`'s text written before it, for its JSON schema."""
+
+    min_length: int | None = None
+    max_length: int | None = None
+
+    def keywords(self) -> dict[str, int]:
+        named = {"minLength": self.min_length, "maxLength": self.max_length}
+        return {key: value for key, value in named.items() if value is not None}
+
+
+_NO_LENGTHS = _TextLengths()
+
+
+def _tighter_max(own: int, written: int | None) -> int | None:
+    return None if written is None else min(own, written)
+
+
+def _check_min_length(text: str, min_length: int | None) -> None:
+    if min_length is not None and len(text) < min_length:
+        raise PydanticCustomError(
+            ERROR_TYPE, "JSON text should have at least {min_length} characters", {"min_length": min_length}
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class JsonTextOf:
     """Marker: a ``str`` of JSON text, which may also arrive as a raw array or object.
@@ -304,8 +334,21 @@ class JsonTextOf:
         return None if self.content is None else TypeAdapter(self.content)
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        # The lengths written before this marker (a `Field(...)` default's) bound the text it gives,
+        # as they bound a plain str: it checks them itself, and whatever else pydantic built from
+        # that metadata (a pattern, a validator) checks the text afterwards.
+        inner = read_inner(handler(source), "str", _TEXT_LENGTHS)
+        lengths = _TextLengths(
+            inner.constraints.get("min_length"), _tighter_max(self.max_length, inner.constraints.get("max_length"))
+        )
+        effective = lengths if inner.constraints else None
+        return with_inner(self._core_schema(lengths), inner.rest, inner.json_metadata, effective)
+
+    def _core_schema(self, lengths: _TextLengths | None = None) -> CoreSchema:
         content = self._content_adapter()
-        max_length, max_depth = self.max_length, self.max_depth
+        max_depth = self.max_depth
+        min_length = None if lengths is None else lengths.min_length
+        max_length = self.max_length if lengths is None or lengths.max_length is None else lengths.max_length
         not_json = PydanticCustomError(
             ERROR_TYPE,
             "Input should be well-formed JSON text, or an array or an object to write as JSON text",
@@ -313,6 +356,7 @@ class JsonTextOf:
 
         def to_json_text(value: Any) -> str:
             if isinstance(value, str):
+                _check_min_length(value, min_length)
                 parsed = _parse_json_text(value, max_length, max_depth, not_json)
                 if content is not None:
                     content.validate_python(parsed)
@@ -332,6 +376,7 @@ class JsonTextOf:
                 raise not_json from None
             if len(text) > max_length:
                 raise _too_long(max_length)
+            _check_min_length(text, min_length)
             return text
 
         return core_schema.no_info_plain_validator_function(
@@ -342,13 +387,15 @@ class JsonTextOf:
         content = self._content_adapter()
         # What annotations outside this marker add (a description, a title) describes the field.
         _, annotations = split_annotations(handler(core_schema.str_schema()))
+        # Lengths written before the marker bound the text form (a raw structure's text is unseen).
+        lengths = effective_marker(schema, _NO_LENGTHS).keywords()
         if content is None:
-            text_form: dict[str, Any] = dict(_JSON_TEXT)
+            text_form: dict[str, Any] = {**_JSON_TEXT, **lengths}
             structured: Mapping[str, Any] = {"anyOf": [{"type": "array"}, {"type": "object"}]}
         else:
             # Rendered by this generator, so a model in T lands in the same $defs as the rest.
             content_schema, _ = split_annotations(handler(content.core_schema))
-            text_form = {**_JSON_TEXT, "contentSchema": content_schema}
+            text_form = {**_JSON_TEXT, **lengths, "contentSchema": content_schema}
             structured = content_schema
         return render_scalar(handler, text_form, structured, annotations)
 
@@ -384,7 +431,9 @@ else:
 
         @classmethod
         def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-            return JsonTextOf().__get_pydantic_core_schema__(source, handler)
+            # The class itself is its source, so nothing is written before it (`handler(source)`
+            # would come back here); a `Field(...)` default's lengths are applied after it.
+            return JsonTextOf()._core_schema()
 
         @classmethod
         def __get_pydantic_json_schema__(cls, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:

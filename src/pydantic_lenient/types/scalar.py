@@ -5,12 +5,14 @@ Each marker builds two things from one description of what it accepts:
 * a pydantic-core schema: native forms chosen by the value's exact type, which no ``strict=``
   can loosen or tighten (see `lenient_scalar_schema`);
 * the JSON schema it advertises: the canonical type widened with a pattern-constrained string.
+
+Every marker (the JSON-text ones too) also reads what pydantic applied before it (`read_inner`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple, TypeVar, cast
 
 from pydantic import GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
@@ -19,14 +21,20 @@ from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 __all__ = (
     "JSON_NUMBER_TEXT",
     "MAX_DIGIT_STRING_LENGTH",
+    "Inner",
+    "effective_marker",
     "exact_conversion",
     "form_error",
     "lenient_scalar_schema",
     "python_function",
+    "read_inner",
     "render_scalar",
     "split_annotations",
     "user_bounds",
+    "with_inner",
 )
+
+_M = TypeVar("_M")
 
 MAX_DIGIT_STRING_LENGTH = 4300
 """Longest digit string an integer type converts: Python's default int/str conversion limit."""
@@ -141,3 +149,85 @@ def render_scalar(
     if handler.mode == "serialization":
         return {**canonical, **annotations}
     return {"anyOf": [dict(canonical), dict(alternative)], **annotations}
+
+
+# What a marker reads from metadata written before it -------------------------------------------
+#
+# pydantic applies the metadata written before a marker first (a `Field(...)` default's constraints
+# come before the annotation's own metadata, pydantic/pydantic#10507) and hands the result to the
+# marker as ``handler(source)``. A marker takes it into account: the constraints it can hold move
+# into it (checked natively, advertised), and anything else validates the marker's result afterwards.
+
+# The JSON Schema a core schema's metadata adds (a description, examples), kept on the marker's schema.
+_JSON_METADATA = ("pydantic_js_updates", "pydantic_js_extra")
+# Where a marker leaves, for its JSON schema, what it took in (its hook is given only the final schema).
+_EFFECTIVE = "pydantic_lenient_effective"
+_WRAPPERS = frozenset({"function-after", "function-before", "function-wrap"})
+# Bounds and lengths, under pydantic's names and JSON Schema's.
+_ANY_BOUND_KEY = frozenset(
+    {*_PYDANTIC_BOUND_KEYS, *_STANDARD_BOUND_KEYS, "min_length", "max_length", "minLength", "maxLength"}
+    | {"minItems", "maxItems", "minProperties", "maxProperties"}
+)
+
+
+class Inner(NamedTuple):
+    """The core schema pydantic built from the metadata before a marker, read apart."""
+
+    constraints: dict[str, Any]
+    """The base type's constraints that check the marker's result itself (reached only through
+    after-validators, which run on what it checked), by their core schema names."""
+    rest: CoreSchema | None
+    """The whole inner schema, when it holds more than the constraints: the marker's result is
+    validated through it afterwards. None when the constraints are all of it."""
+    schema: CoreSchema
+    """The whole inner schema."""
+    json_metadata: dict[str, Any]
+    """Its JSON Schema annotations (a description), without bounds no host could check exactly."""
+
+
+def read_inner(inner: CoreSchema, base_type: str, native: frozenset[str]) -> Inner:
+    """``inner`` (``handler(source)``) read as the metadata before a marker built it, for a marker
+    whose base type's core schema is ``base_type`` and that holds the constraints ``native``."""
+    metadata: dict[str, Any] = dict(inner.get("metadata") or {})
+    leaf: Any = inner
+    while leaf["type"] == "function-after":  # a validator after the constraints: they see the value first
+        leaf = leaf["schema"]
+    constraints = {key: leaf[key] for key in native if key in leaf} if leaf["type"] == base_type else {}
+    plain = leaf is inner and set(inner) <= {"type", "metadata", *native} and set(metadata) <= set(_JSON_METADATA)
+    json_metadata = {key: metadata[key] for key in _JSON_METADATA if key in metadata}
+    updates = json_metadata.get("pydantic_js_updates")
+    if isinstance(updates, dict):
+        # A bound in the updates was applied after a validator, to what it returned: not to the argument.
+        json_metadata["pydantic_js_updates"] = {
+            key: value for key, value in updates.items() if key not in _ANY_BOUND_KEY
+        }
+    return Inner(constraints, None if plain else inner, inner, json_metadata)
+
+
+def with_inner(
+    own: CoreSchema, rest: CoreSchema | None, json_metadata: Mapping[str, Any], effective: Any
+) -> CoreSchema:
+    """A marker's schema ``own``, then ``rest`` (the inner schema it could not take in) on its result;
+    carrying the inner schema's JSON annotations, and ``effective`` (unless None) for its JSON schema."""
+    schema = own if rest is None else core_schema.chain_schema([own, rest])
+    added: dict[str, Any] = dict(json_metadata)
+    if effective is not None:
+        added[_EFFECTIVE] = effective
+    if not added:
+        return schema
+    marked: dict[str, Any] = dict(schema)
+    marked["metadata"] = {**(schema.get("metadata") or {}), **added}
+    return cast(CoreSchema, marked)
+
+
+def effective_marker(schema: CoreSchema, default: _M) -> _M:
+    """What the marker left in ``schema`` (its own, possibly wrapped by validators written after it)
+    for its JSON schema: a marker of ``default``'s type, or ``default`` itself."""
+    node: Any = schema
+    while True:
+        found = (node.get("metadata") or {}).get(_EFFECTIVE)
+        if isinstance(found, type(default)):
+            return found
+        if node["type"] not in _WRAPPERS or "schema" not in node:
+            return default
+        node = node["schema"]
