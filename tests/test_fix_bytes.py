@@ -4,8 +4,6 @@ unless asked, and writes atomically."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import sys
 import tempfile
 import textwrap
@@ -19,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from pydantic_lenient.cli.main import main
 from pydantic_lenient.schema.catalog import model_from_function
+from tests.imported import import_file
 
 pytest.importorskip("libcst")  # the codemod extra; in dev, so CI has it
 
@@ -29,18 +28,7 @@ SHADOW = "def Field(*args: object, **kwargs: object) -> None:\n    return None\n
 
 
 def _import(path: Path) -> Any:
-    name = f"fixed_{path.stem}_{id(path)}_{os.urandom(4).hex()}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # where pydantic finds the names a postponed annotation uses
-    sys.path.insert(0, str(path.parent))
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(path.parent))
-    return module
+    return import_file(path, "fixed")
 
 
 def _write(directory: Path, name: str, source: str) -> Path:

@@ -14,9 +14,6 @@ mapping folds them into the marker: advertised as JSON Schema, checked natively.
 from __future__ import annotations
 
 import functools
-import importlib.util
-import os
-import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +27,7 @@ from pydantic.fields import FieldInfo
 from pydantic_lenient import Lenient
 from pydantic_lenient.cli.main import main
 from pydantic_lenient.schema.catalog import model_from_function
+from tests.imported import import_file
 
 pytest.importorskip("libcst")  # the codemod extra; in dev, so CI has it
 
@@ -109,18 +107,7 @@ def _module(shape: Shape) -> str:
 
 
 def _import(path: Path) -> Any:
-    name = f"fix_constraints_{path.stem}_{os.urandom(4).hex()}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # where pydantic finds the names a postponed annotation uses
-    sys.path.insert(0, str(path.parent))
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(path.parent))
-    return module
+    return import_file(path, "fix_constraints")
 
 
 class Fixed(NamedTuple):
