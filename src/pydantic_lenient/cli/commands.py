@@ -215,6 +215,8 @@ def _fix(arguments: argparse.Namespace) -> int:
 
 def _proxy(arguments: argparse.Namespace) -> int:
     # Only what the options ask for loads before the upstream starts (`serve` starts it first).
+    from pydantic_lenient.observe.logdir import LogDirError  # the standard library only
+
     normalizer = None
     try:
         from pydantic_lenient.proxy.stdio import http_upstream, run_proxy
@@ -259,12 +261,8 @@ def _proxy(arguments: argparse.Namespace) -> int:
             ping_timeout=arguments.ping_timeout,
             telemetry=setup.telemetry if setup is not None else None,
         )
-    except Exception as error:
-        from pydantic_lenient.observe.logdir import LogDirError
-
-        if isinstance(error, LogDirError):  # a corrupt outcomes file (the upstream is stopped again)
-            raise CommandError(str(error)) from None
-        raise
+    except LogDirError as error:  # a corrupt outcomes file (the upstream is stopped again)
+        raise CommandError(str(error)) from None
     finally:
         if setup is not None:
             setup.shutdown()

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx2
-from pydantic_core import from_json
 
+from .messages import parsed
 from .stdio import StartError
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ class HttpUpstream:
         and ``initialize`` are finished before the next message goes, so the server sees them in order."""
         while True:
             line = await self.outbox.get()
-            message = _parsed(line)
+            message = parsed(line)
             request_id = message.get("id")
             if "method" in message and request_id is not None:
                 if message["method"] == "initialize":
@@ -239,7 +239,7 @@ class HttpUpstream:
         self.proxy.upstream_lines([line])
 
     def _learn_version(self, line: bytes) -> None:
-        message = _parsed(line)
+        message = parsed(line)
         result = message.get("result")
         if message.get("id") == self.initialize_id and isinstance(result, dict):
             version = result.get("protocolVersion")
@@ -253,11 +253,3 @@ def _http_error(request_id: Any, status: int, in_session: bool) -> bytes:
         reason += ": its session has ended; reconnect to start a new one"
     message = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32000, "message": reason}}
     return json.dumps(message, separators=(",", ":")).encode()
-
-
-def _parsed(line: bytes) -> dict[str, Any]:
-    try:
-        message = from_json(line)
-    except ValueError:
-        return {}
-    return message if isinstance(message, dict) else {}
