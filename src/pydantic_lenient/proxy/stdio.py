@@ -321,12 +321,10 @@ class _Proxy:
         except ClientError as error:
             print(f"pydantic-lenient proxy: {error}", file=sys.stderr)
             await self.upstream.stop()  # a child may have been started already
-            for number in _STOP_SIGNALS:
-                loop.remove_signal_handler(number)
+            _on_stop_signals(None)
             return 2
         # Before the upstream starts: a signal that comes while it starts must still stop it.
-        for number in _STOP_SIGNALS:
-            loop.add_signal_handler(number, self.finish, None)
+        _on_stop_signals(lambda: self.finish(None))
         tasks: list[asyncio.Future[Any]] = []
         if stop_asked is not None:  # a signal may be set now, or still be on its way through the loop
             asked = asyncio.ensure_future(stop_asked.wait())
@@ -339,8 +337,7 @@ class _Proxy:
             self.client_out.close()
             for task in tasks:
                 task.cancel()
-            for number in _STOP_SIGNALS:
-                loop.remove_signal_handler(number)
+            _on_stop_signals(None)
             return 2
         tasks.append(asyncio.create_task(self._watch()))
         if self.options.log_dir is not None:
@@ -364,8 +361,7 @@ class _Proxy:
             if writer is not None:
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(asyncio.shield(writer.closed), _STOP_GRACE)
-            for number in _STOP_SIGNALS:
-                loop.remove_signal_handler(number)
+            _on_stop_signals(None)
         if self.failure is not None:
             print(f"pydantic-lenient proxy: {self.failure}", file=sys.stderr)
             return 1
@@ -403,6 +399,16 @@ class _Proxy:
     def _save(self) -> None:
         if self.options.log_dir is not None:
             self.relay.save(self.options.log_dir)
+
+
+def _on_stop_signals(handler: Callable[[], object] | None) -> None:
+    """Call ``handler`` on SIGTERM, SIGINT and SIGHUP, or (None) give them back their defaults."""
+    loop = asyncio.get_running_loop()
+    for number in _STOP_SIGNALS:
+        if handler is None:
+            loop.remove_signal_handler(number)
+        else:
+            loop.add_signal_handler(number, handler)
 
 
 def _loop_time() -> float:
@@ -456,16 +462,13 @@ async def serve(
         # Started first: a server takes longer to start than the rest of the proxy takes to load,
         # and the two overlap. Its output waits in the pipe until the proxy reads it; a signal that
         # comes meanwhile stops the session as soon as it begins.
-        loop = asyncio.get_running_loop()
-        for number in _STOP_SIGNALS:
-            loop.add_signal_handler(number, stop_asked.set)
+        _on_stop_signals(stop_asked.set)
         child = _Child(command)
         try:
             await child.start()
         except StartError as error:
             print(f"pydantic-lenient proxy: {error}", file=sys.stderr)
-            for number in _STOP_SIGNALS:
-                loop.remove_signal_handler(number)
+            _on_stop_signals(None)
             return 2
         upstream = child.attach
     try:
@@ -492,8 +495,7 @@ async def serve(
     except BaseException:  # a corrupt log directory, say: the upstream started early is stopped
         if child is not None:
             await child.stop()
-            for number in _STOP_SIGNALS:
-                asyncio.get_running_loop().remove_signal_handler(number)
+            _on_stop_signals(None)
         raise
     return await proxy.run(stop_asked)
 
