@@ -15,6 +15,10 @@ moment on a shared machine hits both alike, and prints a ratio:
 * throughput at concurrency 32: ``echo`` calls with 32 in flight, direct / proxied time for the same
   number of calls;
 * CPU per call: the proxy process's user + system time over the round trips, per call;
+* the floor, in the same run: the round trip and throughput through a relay that only copies
+  bytes (`_copy_relay.py`, Python on asyncio; and socat, written in C, when it is installed), and
+  the time a Python process takes to start and load what any remote proxy on httpx2 needs
+  (asyncio and httpx2), with nothing else;
 * the relay's CPU per call in process (no pipes, no event loop): `from_client` on a ``tools/call``
   line and `from_upstream` on its answer, best of interleaved rounds, with an `OutcomeRecorder`, for
   a valid call, a valid call with a list of ten edits, and a call repaired (``"3"`` for an integer).
@@ -27,6 +31,8 @@ import asyncio
 import itertools
 import json
 import os
+import shlex
+import shutil
 import statistics
 import sys
 import time
@@ -44,6 +50,7 @@ from pydantic_lenient.proxy.relay import _Relay
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = ROOT / "tests" / "upstream" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"
+COPY_RELAY = Path(__file__).resolve().parent / "_copy_relay.py"
 LOOPBACK = ROOT / "tests" / "upstream" / "loopback.mjs"
 STARTS = 7
 CONCURRENCY = 32
@@ -192,6 +199,17 @@ async def _serve_remote() -> tuple[asyncio.subprocess.Process, str]:
     raise RuntimeError("server-everything did not start in streamableHttp mode")
 
 
+async def _bare_start() -> float:
+    """Median seconds a Python process takes to start, load asyncio and httpx2, and exit."""
+    times = []
+    for _ in range(STARTS):
+        started = time.perf_counter()
+        process = await asyncio.create_subprocess_exec(sys.executable, "-c", "import asyncio, httpx2")
+        await process.wait()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
 async def _concurrent(client: Client, calls: int) -> float:
     """Seconds for ``calls`` echo calls with CONCURRENCY in flight."""
     remaining = iter(range(calls))
@@ -210,6 +228,7 @@ async def measure(calls: int) -> dict[str, Any]:
     proxy_command = [sys.executable, "-m", "pydantic_lenient", "proxy", "--", *direct_command]
     results: dict[str, Any] = {}
     results["stdio start-up"] = await _startups(direct_command, proxy_command)
+    results["bare start"] = await _bare_start()
     remote, url = await _serve_remote()
     try:
         results["remote start-up"] = await _remote_startups(url)
@@ -217,29 +236,36 @@ async def measure(calls: int) -> dict[str, Any]:
         remote.terminate()
         await remote.wait()
 
-    direct, proxy = await Client.start(direct_command), await Client.start(proxy_command)
+    references = {"copy relay (Python)": [sys.executable, str(COPY_RELAY), *direct_command]}
+    if shutil.which("socat"):
+        references["copy relay (socat, C)"] = ["socat", "-b", "262144", "-", "EXEC:" + shlex.join(direct_command)]
+    commands = {"direct": direct_command, "proxy": proxy_command, **references}
+    clients = {name: await Client.start(command) for name, command in commands.items()}
     try:
-        for client in (direct, proxy):
+        for client in clients.values():
             await client.open_session()
-            for _ in range(100):  # warm up both paths
+            for _ in range(100):  # warm up every path
                 await client.echo()
-        times: dict[str, list[float]] = {"direct": [], "proxy": []}
-        cpu_before = _cpu_seconds(proxy.process.pid)
+        times: dict[str, list[float]] = {name: [] for name in clients}
+        cpu_before = _cpu_seconds(clients["proxy"].process.pid)
         for _ in range(calls):
-            for name, client in (("direct", direct), ("proxy", proxy)):
+            for name, client in clients.items():
                 started = time.perf_counter()
                 await client.echo()
                 times[name].append(time.perf_counter() - started)
-        results["cpu per call"] = (_cpu_seconds(proxy.process.pid) - cpu_before) / calls
-        results["round trip"] = statistics.median(times["direct"]), statistics.median(times["proxy"])
-        spans: dict[str, list[float]] = {"direct": [], "proxy": []}
+        results["cpu per call"] = (_cpu_seconds(clients["proxy"].process.pid) - cpu_before) / calls
+        round_trips = {name: statistics.median(seconds) for name, seconds in times.items()}
+        spans: dict[str, list[float]] = {name: [] for name in clients}
         for _ in range(5):
-            spans["direct"].append(await _concurrent(direct, calls))
-            spans["proxy"].append(await _concurrent(proxy, calls))
-        results["throughput"] = statistics.median(spans["direct"]), statistics.median(spans["proxy"])
+            for name, client in clients.items():
+                spans[name].append(await _concurrent(client, calls))
+        throughputs = {name: statistics.median(seconds) for name, seconds in spans.items()}
+        relayed = ("proxy", *references)
+        results["round trip"] = {name: (round_trips["direct"], round_trips[name]) for name in relayed}
+        results["throughput"] = {name: (throughputs["direct"], throughputs[name]) for name in relayed}
     finally:
-        await direct.close()
-        await proxy.close()
+        for client in clients.values():
+            await client.close()
     return results
 
 
@@ -297,14 +323,23 @@ def main() -> int:
         direct, proxy = results[name]
         added, target = (proxy - direct) * 1e3, TARGETS["start-up"] * 1e3
         _row(f"{name}: added by the proxy", f"{added:7.0f}ms", f"<= {target:.0f}ms", added <= target, direct, proxy)
-    direct, proxy = results["round trip"]
+    direct, proxy = results["round trip"]["proxy"]
     ratio, target = proxy / direct, TARGETS["round trip"]
     _row("round trip, concurrency 1", f"{ratio:7.2f}x", f"<= {target:.2f}x", ratio <= target, direct, proxy)
-    direct, proxy = results["throughput"]
+    direct, proxy = results["throughput"]["proxy"]
     ratio, target = direct / proxy, TARGETS["throughput"]  # calls per second, proxied over direct
     label = f"throughput, concurrency {CONCURRENCY} (higher is better)"
     _row(label, f"{ratio:7.2f}x", f">= {target:.2f}x", ratio >= target, direct, proxy)
     print(f"{'CPU per call in the proxy (user + system)':48} {results['cpu per call'] * 1e6:7.0f}us")
+    print("\nthe floor, in the same run: a relay that only copies bytes (no parsing, no framing)")
+    label = "a Python process that loads asyncio and httpx2"
+    print(f"{label:48} {results['bare start'] * 1e3:7.0f}ms")
+    for measured in ("round trip", "throughput"):
+        for name, (direct, relayed) in results[measured].items():
+            if name != "proxy":
+                ratio = relayed / direct if measured == "round trip" else direct / relayed
+                label = f"{measured}, {name}"
+                print(f"{label:48} {ratio:7.2f}x {'':>10}  {relayed * 1e3:.3g} ms / {direct * 1e3:.3g} ms")
     print("\nthe relay alone, in process (from_client and from_upstream, with a recorder)")
     for name, seconds in relay_cpu().items():
         print(f"{'CPU per call, ' + name:48} {seconds * 1e6:7.1f}us")
