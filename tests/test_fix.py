@@ -184,6 +184,57 @@ def test_models_and_constrained_types_are_rewritten(tmp_path: Path) -> None:
     assert (plan.steps[0].count, plan.retries, plan.size) == (2, 3, 7)
 
 
+def test_a_validator_the_rendering_cannot_write_keeps_the_annotation_inside_lenient(tmp_path: Path) -> None:
+    """A validator's function has no source form: the annotation as written goes inside
+    ``Lenient[...]`` (the same at run time), and the rest of the file is still fixed."""
+    path = _write(
+        tmp_path,
+        "validated",
+        """
+        from typing import Annotated, Optional
+
+        from pydantic import AfterValidator, Field
+
+        seen: list[object] = []
+
+
+        def noted(value: object) -> object:
+            seen.append(value)
+            return value
+
+
+        def search(
+            limit: Annotated[int, Field(ge=1), AfterValidator(noted)] = 10,
+            after: Optional[Annotated[int, AfterValidator(noted)]] = None,
+            page: int = 1,
+        ) -> None:
+            pass
+
+
+        TOOLS = [search]
+        """,
+    )
+    result = fix_file(path)
+    fixed = path.read_text()
+    assert "    limit: Lenient[Annotated[int, Field(ge=1), AfterValidator(noted)]] = 10,\n" in fixed
+    assert "    after: Lenient[Optional[Annotated[int, AfterValidator(noted)]]] = None,\n" in fixed
+    assert "    page: LenientInt = 1,\n" in fixed
+    assert len(result.changes) == 3
+    assert fix_file(path).changes == []  # idempotent
+    module = _import(path)
+    model = model_from_function(module.search)
+    assert model.model_validate({"limit": "5", "after": "null", "page": "2"}).model_dump() == {
+        "limit": 5,
+        "after": None,
+        "page": 2,
+    }
+    assert module.seen == [5]  # the validator still runs, on the converted value
+    for refused in ({"limit": "0"}, {"limit": 0}, {"limit": True}, {"after": "1.5"}):
+        with pytest.raises(ValueError):
+            model.model_validate(refused)
+    assert audit(load_target(str(path))) == []
+
+
 def test_diff_prints_the_change_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "legacy_tools.py"
     shutil.copy(EXAMPLES / "legacy_tools.py", path)

@@ -490,3 +490,16 @@ def test_hand_written_optional_refuses_null_on_both_sides() -> None:
     assert not host_validator(adapter.json_schema()).is_valid("null")
     subscriptable: Any = Lenient
     assert TypeAdapter(subscriptable[Optional[LenientUInt]]).validate_python("null") is None
+
+
+def test_render_annotation_writes_a_validator_as_itself_and_pydantic_constraints_as_field_keywords() -> None:
+    from pydantic import AfterValidator
+
+    def noted(value: int) -> int:
+        return value
+
+    rendered = render_annotation(lenient_annotation(Annotated[int, Field(ge=1), AfterValidator(noted)]))
+    assert rendered.startswith("Annotated[LenientPositiveInt, AfterValidator(")
+    assert "Field(func=" not in rendered
+    allow = render_annotation(lenient_annotation(Annotated[float, Field(ge=0, allow_inf_nan=False)]))
+    assert allow == "Annotated[LenientFloat, Field(ge=0, allow_inf_nan=False)]"

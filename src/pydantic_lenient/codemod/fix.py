@@ -364,7 +364,14 @@ class _Rewriter(cst.CSTTransformer):
             after = cst.Module([]).code_for_node(expression)
             self.changes.append(f"{where}: {before} -> {after} ({', '.join(keywords)} moved out of its default)")
             return annotation.with_changes(annotation=expression), default
-        expression = self._rewrite(annotation.annotation, hint, lenient)
+        needed = list(self.context.scratch.get(AddImportsVisitor.CONTEXT_KEY, []))
+        try:
+            expression = self._rewrite(annotation.annotation, hint, lenient)
+        except cst.ParserSyntaxError:
+            # A lenient form `render_annotation` cannot write as source (a validator's function):
+            # the annotation as written, inside `Lenient[...]`, which means the same at run time.
+            self.context.scratch[AddImportsVisitor.CONTEXT_KEY] = needed
+            expression = self._subscript("Lenient", annotation.annotation)
         after = cst.Module([]).code_for_node(expression)
         if after != before:
             self.changes.append(f"{where}: {before} -> {after}")

@@ -123,12 +123,19 @@ def _render_metadata(metadata: tuple[Any, ...]) -> Iterator[str]:
         yield f"Field({', '.join(constraints)})"
 
 
+# The metadata ``Field(...)`` keywords make (annotated-types', and pydantic's own such as
+# ``AllowInfNan``); a validator or anything else is not a constraint and is written as itself.
+_CONSTRAINT_TYPES: tuple[type, ...] = (
+    annotated_types.BaseMetadata,
+    *(marker for marker in FieldInfo.metadata_lookup.values() if isinstance(marker, type)),
+)
+
+
 def _constraint_keywords(marker: Any) -> list[str] | None:
     """``["ge=1"]`` for an annotated-types constraint (or ``Interval``), None for anything else."""
     if isinstance(marker, annotated_types.GroupedMetadata) and not isinstance(marker, FieldInfo):
         return [keyword for part in marker if part is not None for keyword in _constraint_keywords(part) or []]
-    is_constraint = isinstance(marker, annotated_types.BaseMetadata) or type(marker).__module__.startswith("pydantic.")
-    if not is_constraint or isinstance(marker, FieldInfo):
+    if not isinstance(marker, _CONSTRAINT_TYPES) or isinstance(marker, FieldInfo):
         return None
     if dataclasses.is_dataclass(marker):
         values = {field.name: getattr(marker, field.name) for field in dataclasses.fields(marker)}
