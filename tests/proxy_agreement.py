@@ -9,8 +9,7 @@ from typing import Any
 
 from pydantic_lenient.repair.engine import Repairer, RepairResult
 from pydantic_lenient.testing import host_validator
-from pydantic_lenient.types.floats import JSON_NUMBER
-from pydantic_lenient.types.integers import SIGNED_DIGITS
+from pydantic_lenient.types.forms import JSON_NUMBER, SIGNED_DIGITS
 
 
 def host_accepts(widened: Any, value: Any, draft: Any = None) -> bool:

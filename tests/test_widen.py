@@ -27,8 +27,7 @@ from pydantic_lenient.repair.engine import Repairer
 from pydantic_lenient.schema.styles import Style
 from pydantic_lenient.schema.widen import widen_schema
 from pydantic_lenient.types.boolean_text import TRUE_OR_FALSE
-from pydantic_lenient.types.floats import JSON_NUMBER
-from pydantic_lenient.types.integers import SIGNED_DIGITS
+from pydantic_lenient.types.forms import JSON_NUMBER, SIGNED_DIGITS
 from tests.conftest import AjvRunner
 from tests.guards import within_guard
 from tests.proxy_agreement import SPELLED, explained_by_repair, host_accepts, proxy_result

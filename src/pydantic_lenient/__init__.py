@@ -22,7 +22,8 @@ if typing.TYPE_CHECKING:
     )
     from .schema.audit import Finding, audit
     from .schema.catalog import ToolSpec, tool_catalog, tool_specs
-    from .schema.styles import STYLES, LenientJsonSchema, Style, apply_style, generator_for
+    from .schema.generator import LenientJsonSchema, generator_for
+    from .schema.styles import STYLES, Style, apply_style
     from .schema.targets import TARGETS, Target, TargetSchema, input_schema, target_schema, to_target
     from .types.booleans import StrictBoolish
     from .types.exact_leaves import DigitText, ExactNumber, FromText
@@ -132,10 +133,10 @@ _MODULE_OF: dict[str, str] = {
     "tool_catalog": "schema.catalog",
     "tool_specs": "schema.catalog",
     "STYLES": "schema.styles",
-    "LenientJsonSchema": "schema.styles",
+    "LenientJsonSchema": "schema.generator",
     "Style": "schema.styles",
     "apply_style": "schema.styles",
-    "generator_for": "schema.styles",
+    "generator_for": "schema.generator",
     "TARGETS": "schema.targets",
     "Target": "schema.targets",
     "TargetSchema": "schema.targets",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic_lenient.types.boolean_text import BOOLEAN_DIGITS
-from pydantic_lenient.types.scalar import JSON_NUMBER_TEXT, MAX_DIGIT_STRING_LENGTH
+from pydantic_lenient.types.forms import JSON_NUMBER_TEXT, MAX_DIGIT_STRING_LENGTH
 
 from ._json import ABSENT, read_json_text, same_json_value, short_repr, write_json_text
 

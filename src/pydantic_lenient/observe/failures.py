@@ -16,8 +16,10 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from pydantic import ValidationError
-from pydantic_core import ErrorDetails
+from pydantic_core import (
+    ErrorDetails,
+    ValidationError,  # what pydantic exports as its own
+)
 
 from .shapes import clean_name, value_shape
 

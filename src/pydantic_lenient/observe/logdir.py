@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import ValidationError
+from pydantic_core import ValidationError  # what pydantic exports as its own
 
 OUTCOMES_FILE = "outcomes.json"
 NORMALIZER_STATS_FILE = "normalizer_stats.json"

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from pydantic_lenient.types.scalar import JSON_NUMBER_TEXT
+from pydantic_lenient.types.forms import JSON_NUMBER_TEXT
 
 __all__ = ("NAME_LIMIT", "clean_name", "value_shape")
 

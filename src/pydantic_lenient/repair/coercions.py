@@ -23,7 +23,7 @@ from typing import Any
 from pydantic_core import from_json
 
 from pydantic_lenient.types.boolean_text import BOOLEAN_WORDS
-from pydantic_lenient.types.scalar import JSON_NUMBER_TEXT, MAX_DIGIT_STRING_LENGTH
+from pydantic_lenient.types.forms import JSON_NUMBER_TEXT, MAX_DIGIT_STRING_LENGTH
 
 __all__ = ("SCALARS", "coerce", "json_type")
 

@@ -16,13 +16,12 @@ if typing.TYPE_CHECKING:
         tool_catalog,
         tool_specs,
     )
+    from .generator import LenientJsonSchema, generator_for
     from .loading import TargetError, load_target
     from .styles import (
         STYLES,
-        LenientJsonSchema,
         Style,
         apply_style,
-        generator_for,
     )
     from .targets import (
         DRAFT_07,
@@ -75,10 +74,10 @@ _MODULE_OF: dict[str, str] = {
     "TargetError": "loading",
     "load_target": "loading",
     "STYLES": "styles",
-    "LenientJsonSchema": "styles",
+    "LenientJsonSchema": "generator",
     "Style": "styles",
     "apply_style": "styles",
-    "generator_for": "styles",
+    "generator_for": "generator",
     "DRAFT_07": "targets",
     "TARGETS": "targets",
     "Loss": "targets",

@@ -35,24 +35,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Literal, get_args
-
-from pydantic import BaseModel
-from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
-from pydantic_core import CoreSchema
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic_lenient.types.boolean_text import TRUE_OR_FALSE
-from pydantic_lenient.types.floats import JSON_NUMBER
-from pydantic_lenient.types.integers import (
+from pydantic_lenient.types.forms import (
     ADVERTISED_DIGIT_PATTERNS,
+    JSON_NUMBER,
     advertised_digit_patterns,
     narrowed_digit_pattern,
+    pattern_with_null,
 )
-from pydantic_lenient.types.null_text import pattern_with_null
 
 from .subschemas import Schema, transform_bottom_up
 
-__all__ = ("STYLES", "LenientJsonSchema", "Style", "apply_style", "generator_for")
+# pydantic loads only for a model: the proxy restyles JSON schemas before it needs pydantic.
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+__all__ = ("STYLES", "Style", "apply_style")
 
 Style = Literal["type-array", "any-of", "strict"]
 """How an ``inputSchema`` writes a lenient field: see `input_schema` for each style's shape.
@@ -385,13 +385,19 @@ def apply_style(source: type[BaseModel] | Mapping[str, Any], style: Style) -> di
     TypeError: apply_style needs a pydantic model class or a JSON schema, not [1]
     """
     rewrite = _style_rewrite(style)
-    if isinstance(source, type) and issubclass(source, BaseModel):
+    if isinstance(source, type) and issubclass(source, _base_model()):
         schema: Any = source.model_json_schema(mode="validation")
     elif isinstance(source, Mapping):
         schema = source
     else:
         raise TypeError(f"apply_style needs a pydantic model class or a JSON schema, not {source!r}")
     return dict(transform_bottom_up(schema, lambda node: rewrite(_standard_keywords(_without_openapi_keywords(node)))))
+
+
+def _base_model() -> type[BaseModel]:
+    from pydantic import BaseModel
+
+    return BaseModel
 
 
 def is_in_style(schema: Mapping[str, Any], style: Style) -> bool:
@@ -408,53 +414,6 @@ def is_in_style(schema: Mapping[str, Any], style: Style) -> bool:
     rewrite = _style_rewrite(style)
     restyled = transform_bottom_up(schema, lambda node: rewrite(_without_openapi_keywords(node)))
     return bool(restyled == schema)
-
-
-class LenientJsonSchema(GenerateJsonSchema):
-    """pydantic's JSON schema generator, followed by `apply_style`'s stage for ``style``.
-
-    Use a subclass from `generator_for`, or pass it to ``model_json_schema(schema_generator=...)``.
-
-
-    >>> from pydantic import BaseModel
-    >>> from pydantic_lenient import LenientJsonSchema, LenientUInt
-    >>> class Page(BaseModel):
-    ...     size: LenientUInt
-    >>> Page.model_json_schema(schema_generator=LenientJsonSchema)["properties"]["size"]
-    {'anyOf': [{'minimum': 0, 'type': 'integer'}, {'pattern': '^[0-9]+$', 'type': 'string'}], 'title': 'Size'}
-    """
-
-    style: ClassVar[Style] = "any-of"
-
-    def generate(self, schema: CoreSchema, mode: JsonSchemaMode = "validation") -> JsonSchemaValue:
-        return apply_style(super().generate(schema, mode=mode), self.style)
-
-
-_GENERATORS: dict[Style, type[LenientJsonSchema]] = {
-    style: type(f"LenientJsonSchema_{style.replace('-', '_')}", (LenientJsonSchema,), {"style": style})
-    for style in STYLES
-}
-
-
-def generator_for(style: Style) -> type[LenientJsonSchema]:
-    """The `LenientJsonSchema` subclass that writes ``style``.
-
-
-    >>> from pydantic import BaseModel
-    >>> from pydantic_lenient import LenientUInt, generator_for
-    >>> class Page(BaseModel):
-    ...     size: LenientUInt
-    >>> Page.model_json_schema(schema_generator=generator_for("strict"))["properties"]["size"]
-    {'minimum': 0, 'type': 'integer', 'title': 'Size'}
-    >>> generator_for("loose")
-    Traceback (most recent call last):
-      ...
-    ValueError: unknown style 'loose'; expected one of type-array, any-of, strict
-    """
-    try:
-        return _GENERATORS[style]
-    except KeyError:
-        raise ValueError(f"unknown style {style!r}; expected one of {', '.join(STYLES)}") from None
 
 
 def _without_openapi_keywords(schema: Schema) -> Schema:

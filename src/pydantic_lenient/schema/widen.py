@@ -28,9 +28,7 @@ from typing import Any, Union
 from urllib.parse import unquote
 
 from pydantic_lenient.types.boolean_text import TRUE_OR_FALSE
-from pydantic_lenient.types.floats import JSON_NUMBER
-from pydantic_lenient.types.integers import SIGNED_DIGITS
-from pydantic_lenient.types.scalar import split_annotations
+from pydantic_lenient.types.forms import JSON_NUMBER, SIGNED_DIGITS, split_annotations
 
 from .styles import Style, apply_style
 

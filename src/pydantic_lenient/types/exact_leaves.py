@@ -26,8 +26,9 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from .annotations import split_annotated
+from .forms import ANNOTATION_KEYWORDS
 from .integers import _INTEGRAL_FLOAT, LenientInt, _integral_decimal_to_int
-from .scalar import ANNOTATION_KEYWORDS, lenient_scalar_schema, python_function, render_scalar
+from .scalar import lenient_scalar_schema, python_function, render_scalar
 
 __all__ = ("DigitText", "ExactNumber", "FromText", "exact_leaf", "integer_choices")
 

@@ -12,8 +12,8 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from .forms import JSON_NUMBER
 from .scalar import (
-    JSON_NUMBER_TEXT,
     effective_marker,
     exact_conversion,
     lenient_scalar_schema,
@@ -27,8 +27,6 @@ __all__ = ("LenientFloat",)
 
 ERROR_TYPE = "lenient_float"
 
-JSON_NUMBER = f"^{JSON_NUMBER_TEXT}$"
-"""A JSON number, as RFC 8259 spells it: no '+', no leading zeros, no bare '.', no NaN or Infinity."""
 
 _MESSAGE = "Input should be a finite number, or a string holding one in JSON number syntax"
 

@@ -12,7 +12,15 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from .digit_ranges import DigitForm, exact_digit_pattern
+from .forms import (
+    NONNEGATIVE_OF_SIGNED,
+    POSITIVE_DIGITS,
+    POSITIVE_WITH_ZEROS,
+    SIGNED_DIGITS,
+    UNSIGNED_DIGITS,
+    advertised_digit_patterns,
+    narrowed_digit_pattern,
+)
 from .scalar import (
     MAX_DIGIT_STRING_LENGTH,
     effective_marker,
@@ -43,53 +51,6 @@ __all__ = (
 )
 
 ERROR_TYPE = "lenient_int"
-
-SIGNED_DIGITS = "^-?[0-9]+$"
-UNSIGNED_DIGITS = "^[0-9]+$"
-POSITIVE_DIGITS = "^[1-9][0-9]*$"
-
-# Patterns advertised when a bound is added outside the marker (`Field(ge=...)`). The validator
-# still checks the marker's own pattern, so these leave out only strings whose value is out of
-# range: the host then rejects exactly what the validator would reject with a range error.
-_NONNEGATIVE_OF_SIGNED = "^(?:[0-9]+|-0+)$"
-_POSITIVE_WITH_ZEROS = "^0*[1-9][0-9]*$"
-
-ADVERTISED_DIGIT_PATTERNS = (
-    SIGNED_DIGITS,
-    UNSIGNED_DIGITS,
-    POSITIVE_DIGITS,
-    _NONNEGATIVE_OF_SIGNED,
-    _POSITIVE_WITH_ZEROS,
-)
-"""Every string pattern an integer type may advertise (the style stage recognises them)."""
-
-_FORMS = {
-    SIGNED_DIGITS: DigitForm(signed=True, leading_zeros=True),
-    UNSIGNED_DIGITS: DigitForm(signed=False, leading_zeros=True),
-    POSITIVE_DIGITS: DigitForm(signed=False, leading_zeros=False),
-}
-
-
-def advertised_digit_patterns(lower: int | None, upper: int | None) -> frozenset[str]:
-    """Every string pattern an integer type may advertise beside ``{"type": "integer"}`` with these
-    inclusive bounds (``minimum``/``maximum``): the style stage recognises its string forms by them."""
-    exact = (exact_digit_pattern(lower, upper, form) for form in _FORMS.values())
-    return frozenset({*ADVERTISED_DIGIT_PATTERNS, *(pattern for pattern in exact if pattern is not None)})
-
-
-# The least value each base pattern can spell (a signed one has none).
-_NATURAL_LOWER = {SIGNED_DIGITS: -math.inf, UNSIGNED_DIGITS: 0, POSITIVE_DIGITS: 1}
-
-
-def narrowed_digit_pattern(pattern: str, lower: int | None, upper: int | None) -> str:
-    """``pattern`` (one of the three base patterns) narrowed to the strings whose value is in
-    ``lower..upper``, when that stays short; any other pattern unchanged."""
-    form = _FORMS.get(pattern)
-    if form is None or (upper is None and (lower is None or lower <= _NATURAL_LOWER[pattern])):
-        return pattern  # nothing to narrow
-    exact = exact_digit_pattern(lower, upper, form)
-    return pattern if exact is None else exact
-
 
 # The constraints pydantic puts in an int schema, all of which the marker holds.
 _INT_CONSTRAINTS = frozenset({"ge", "gt", "le", "lt", "multiple_of"})
@@ -249,9 +210,9 @@ class _LenientInt:
         if lower is None or (self.ge is not None and lower <= self.ge) or self.pattern == POSITIVE_DIGITS:
             return self.pattern
         if lower >= 1:
-            return _POSITIVE_WITH_ZEROS
+            return POSITIVE_WITH_ZEROS
         if lower == 0:  # only reachable from a signed base
-            return _NONNEGATIVE_OF_SIGNED
+            return NONNEGATIVE_OF_SIGNED
         return self.pattern
 
 

@@ -15,6 +15,7 @@ from .annotations import UNION_TYPES, is_structured, split_annotated
 from .booleans import _StrictBoolish
 from .exact_leaves import DigitText, ExactNumber
 from .floats import _LenientFloat
+from .forms import pattern_with_null
 from .integers import _LenientInt
 from .json_values import AcceptJsonText, JsonTextOf
 
@@ -64,13 +65,6 @@ class NullText:
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         return _admit_null_text(handler(schema))
-
-
-def pattern_with_null(pattern: str) -> str:
-    """An ECMA-262 ``pattern`` that also matches exactly ``null`` (what `NullText` advertises)."""
-    core = pattern[1:] if pattern.startswith("^") else f".*(?:{pattern})"
-    core = core[:-1] if core.endswith("$") else f"{core}.*"
-    return f"^(?:{core}|null)$"
 
 
 def _admit_null_text(schema: JsonSchemaValue) -> JsonSchemaValue:

@@ -18,6 +18,8 @@ from pydantic import GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
+from .forms import JSON_NUMBER_TEXT, MAX_DIGIT_STRING_LENGTH, split_annotations
+
 __all__ = (
     "JSON_NUMBER_TEXT",
     "MAX_DIGIT_STRING_LENGTH",
@@ -35,12 +37,6 @@ __all__ = (
 )
 
 _M = TypeVar("_M")
-
-MAX_DIGIT_STRING_LENGTH = 4300
-"""Longest digit string an integer type converts: Python's default int/str conversion limit."""
-
-JSON_NUMBER_TEXT = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
-"""The grammar of a JSON number (RFC 8259), unanchored; every string-to-number rule uses it."""
 
 # pydantic's own names for numeric constraints, as they reach a marker's JSON schema when they were
 # applied after it (`Annotated[LenientInt, Field(ge=1)]`), and the standard keywords they stand for.
@@ -115,18 +111,6 @@ def user_bounds(handler: GetJsonSchemaHandler, schema: CoreSchema) -> tuple[dict
         elif key in _STANDARD_BOUND_KEYS:
             bounds[key] = rendered.pop(key)
     return bounds, rendered
-
-
-# Keywords that describe a value without constraining it; a marker hoists them out of its branches.
-ANNOTATION_KEYWORDS = frozenset(
-    {"title", "description", "examples", "default", "deprecated", "readOnly", "writeOnly", "$comment"}
-)
-
-
-def split_annotations(schema: JsonSchemaValue) -> tuple[JsonSchemaValue, JsonSchemaValue]:
-    """``(schema without annotation keywords, those keywords)``."""
-    kept = {key: value for key, value in schema.items() if key not in ANNOTATION_KEYWORDS}
-    return kept, {key: value for key, value in schema.items() if key in ANNOTATION_KEYWORDS}
 
 
 # What pydantic's generator writes for a marker's own core schema (its fast path's union).

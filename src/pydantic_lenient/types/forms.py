@@ -1,0 +1,105 @@
+"""The string forms the lenient types accept, as patterns, and the schema helpers that read them.
+
+Plain data and functions, no pydantic: the proxy's widening (`pydantic_lenient.schema.widen`) and
+the outcome shapes read them, and a remote proxy session loads them before its first ``tools/list``
+answer without waiting for pydantic. The types' own modules re-export what they define here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from .digit_ranges import DigitForm, exact_digit_pattern
+
+__all__ = (
+    "ADVERTISED_DIGIT_PATTERNS",
+    "ANNOTATION_KEYWORDS",
+    "JSON_NUMBER",
+    "JSON_NUMBER_TEXT",
+    "MAX_DIGIT_STRING_LENGTH",
+    "NONNEGATIVE_OF_SIGNED",
+    "POSITIVE_DIGITS",
+    "POSITIVE_WITH_ZEROS",
+    "SIGNED_DIGITS",
+    "UNSIGNED_DIGITS",
+    "advertised_digit_patterns",
+    "narrowed_digit_pattern",
+    "pattern_with_null",
+    "split_annotations",
+)
+
+MAX_DIGIT_STRING_LENGTH = 4300
+"""Longest digit string an integer type converts: Python's default int/str conversion limit."""
+
+JSON_NUMBER_TEXT = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+"""The grammar of a JSON number (RFC 8259), unanchored; every string-to-number rule uses it."""
+
+JSON_NUMBER = f"^{JSON_NUMBER_TEXT}$"
+"""A JSON number, as RFC 8259 spells it: no '+', no leading zeros, no bare '.', no NaN or Infinity."""
+
+SIGNED_DIGITS = "^-?[0-9]+$"
+UNSIGNED_DIGITS = "^[0-9]+$"
+POSITIVE_DIGITS = "^[1-9][0-9]*$"
+
+# Patterns advertised when a bound is added outside the marker (`Field(ge=...)`). The validator
+# still checks the marker's own pattern, so these leave out only strings whose value is out of
+# range: the host then rejects exactly what the validator would reject with a range error.
+NONNEGATIVE_OF_SIGNED = "^(?:[0-9]+|-0+)$"
+POSITIVE_WITH_ZEROS = "^0*[1-9][0-9]*$"
+
+ADVERTISED_DIGIT_PATTERNS = (
+    SIGNED_DIGITS,
+    UNSIGNED_DIGITS,
+    POSITIVE_DIGITS,
+    NONNEGATIVE_OF_SIGNED,
+    POSITIVE_WITH_ZEROS,
+)
+"""Every string pattern an integer type may advertise (the style stage recognises them)."""
+
+_FORMS = {
+    SIGNED_DIGITS: DigitForm(signed=True, leading_zeros=True),
+    UNSIGNED_DIGITS: DigitForm(signed=False, leading_zeros=True),
+    POSITIVE_DIGITS: DigitForm(signed=False, leading_zeros=False),
+}
+
+
+def advertised_digit_patterns(lower: int | None, upper: int | None) -> frozenset[str]:
+    """Every string pattern an integer type may advertise beside ``{"type": "integer"}`` with these
+    inclusive bounds (``minimum``/``maximum``): the style stage recognises its string forms by them."""
+    exact = (exact_digit_pattern(lower, upper, form) for form in _FORMS.values())
+    return frozenset({*ADVERTISED_DIGIT_PATTERNS, *(pattern for pattern in exact if pattern is not None)})
+
+
+# The least value each base pattern can spell (a signed one has none).
+_NATURAL_LOWER = {SIGNED_DIGITS: -math.inf, UNSIGNED_DIGITS: 0, POSITIVE_DIGITS: 1}
+
+
+def narrowed_digit_pattern(pattern: str, lower: int | None, upper: int | None) -> str:
+    """``pattern`` (one of the three base patterns) narrowed to the strings whose value is in
+    ``lower..upper``, when that stays short; any other pattern unchanged."""
+    form = _FORMS.get(pattern)
+    if form is None or (upper is None and (lower is None or lower <= _NATURAL_LOWER[pattern])):
+        return pattern  # nothing to narrow
+    exact = exact_digit_pattern(lower, upper, form)
+    return pattern if exact is None else exact
+
+
+def pattern_with_null(pattern: str) -> str:
+    """An ECMA-262 ``pattern`` that also matches exactly ``null`` (what `NullText` advertises)."""
+    core = pattern[1:] if pattern.startswith("^") else f".*(?:{pattern})"
+    core = core[:-1] if core.endswith("$") else f"{core}.*"
+    return f"^(?:{core}|null)$"
+
+
+# Keywords that describe a value without constraining it; a marker hoists them out of its branches.
+ANNOTATION_KEYWORDS = frozenset(
+    {"title", "description", "examples", "default", "deprecated", "readOnly", "writeOnly", "$comment"}
+)
+
+
+def split_annotations(schema: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(schema without annotation keywords, those keywords)``."""
+    kept = {key: value for key, value in schema.items() if key not in ANNOTATION_KEYWORDS}
+    return kept, {key: value for key, value in schema.items() if key in ANNOTATION_KEYWORDS}
