@@ -77,12 +77,16 @@ def test_the_proxy_starts_its_upstream_before_it_loads_pydantic() -> None:
 def test_the_relay_widens_a_listing_without_loading_pydantic() -> None:
     """A remote upstream has no start of its own to overlap: the relay, up to its first widened
     ``tools/list`` answer, loads pydantic-core (the JSON parser) but not pydantic."""
-    statement = (
-        "import json; from pydantic_lenient.proxy.relay import _Relay; relay = _Relay('type-array', None, None); "
-        "relay.from_client(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\\n'); "
-        "tool = {'name': 't', 'inputSchema': {'type': 'object', 'properties': {'n': {'type': 'integer'}}}}; "
-        "line = json.dumps({'jsonrpc': '2.0', 'id': 1, 'result': {'tools': [tool]}}).encode() + b'\\n'; "
-        "assert b'pattern' in relay.from_upstream(line).client"
+    statement = "; ".join(
+        (
+            "import json",
+            "from pydantic_lenient.proxy.relay import _Relay",
+            "relay = _Relay('type-array', None, None)",
+            "relay.from_client(json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'}).encode() + b'\\n')",
+            "tool = {'name': 't', 'inputSchema': {'type': 'object', 'properties': {'n': {'type': 'integer'}}}}",
+            "line = json.dumps({'jsonrpc': '2.0', 'id': 1, 'result': {'tools': [tool]}}).encode() + b'\\n'",
+            "assert b'pattern' in relay.from_upstream(line).client",
+        )
     )
     loaded = _modules_loaded_by(statement)
     assert "pydantic_core" in loaded
