@@ -43,7 +43,10 @@ async def _relay(command: list[str]) -> int:
 
     loop.add_reader(0, copy, 0, upstream_in)
     loop.add_reader(upstream_out, copy, upstream_out, 1)
-    await ended.wait()
+    try:
+        await ended.wait()
+    finally:
+        os.set_blocking(0, True)  # stdin may be shared with the shell that started the relay
     child.stdin.close()
     return child.wait()
 

@@ -18,8 +18,13 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from pydantic_core import ErrorDetails
 
 import pydantic_lenient as pl
-from pydantic_lenient.types.forms import JSON_NUMBER, POSITIVE_DIGITS, SIGNED_DIGITS, UNSIGNED_DIGITS
-from pydantic_lenient.types.scalar import MAX_DIGIT_STRING_LENGTH
+from pydantic_lenient.types.forms import (
+    JSON_NUMBER,
+    MAX_DIGIT_STRING_LENGTH,
+    POSITIVE_DIGITS,
+    SIGNED_DIGITS,
+    UNSIGNED_DIGITS,
+)
 
 # Every lenient scalar type, by name, with the canonical JSON type it widens.
 SCALAR_TYPES: dict[str, tuple[Any, str]] = {

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import textwrap
 from pathlib import Path
@@ -18,6 +17,7 @@ from pydantic_lenient.testing import host_validator
 pytest.importorskip("libcst")  # the codemod extra; in test, so CI has it
 
 from pydantic_lenient.codemod.fix import fix_file
+from tests.imported import import_file
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -29,12 +29,7 @@ def _write(tmp_path: Path, name: str, source: str) -> Path:
 
 
 def _import(path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(f"fixed_{path.stem}_{id(path)}", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_file(path, "fixed")
 
 
 # Calls as models send them, and what the legacy tools' hosts and server make of them.

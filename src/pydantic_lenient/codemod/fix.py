@@ -364,14 +364,9 @@ class _Rewriter(cst.CSTTransformer):
             after = cst.Module([]).code_for_node(expression)
             self.changes.append(f"{where}: {before} -> {after} ({', '.join(keywords)} moved out of its default)")
             return annotation.with_changes(annotation=expression), default
-        needed = list(self.context.scratch.get(AddImportsVisitor.CONTEXT_KEY, []))
-        try:
-            expression = self._rewrite(annotation.annotation, hint, lenient)
-        except cst.ParserSyntaxError:
-            # A lenient form `render_annotation` cannot write as source (a validator's function):
-            # the annotation as written, inside `Lenient[...]`, which means the same at run time.
-            self.context.scratch[AddImportsVisitor.CONTEXT_KEY] = needed
-            expression = self._subscript("Lenient", annotation.annotation)
+        rewritten = self._rewritten(annotation.annotation, hint, lenient)
+        # None: the annotation as written, inside `Lenient[...]`, which means the same at run time.
+        expression = rewritten if rewritten is not None else self._subscript("Lenient", annotation.annotation)
         after = cst.Module([]).code_for_node(expression)
         if after != before:
             self.changes.append(f"{where}: {before} -> {after}")
@@ -423,13 +418,8 @@ class _Rewriter(cst.CSTTransformer):
         lenient = lenient_annotation(new_hint)
         if lenient is new_hint or _is_lenient_as_written(new_hint, lenient):
             return None
-        needed = list(self.context.scratch.get(AddImportsVisitor.CONTEXT_KEY, []))
-        try:
-            rewritten = self._rewrite(new_node, new_hint, lenient)
-        except cst.ParserSyntaxError:
-            # A lenient form `render_annotation` cannot write as source (a validator's function):
-            # nothing is written, so nothing is imported for it.
-            self.context.scratch[AddImportsVisitor.CONTEXT_KEY] = needed
+        rewritten = self._rewritten(new_node, new_hint, lenient)
+        if rewritten is None:
             return None
         expression = rewritten.visit(_Placeholders(self._name))
         assert isinstance(expression, cst.BaseExpression)  # renaming names keeps an expression one
@@ -472,6 +462,16 @@ class _Rewriter(cst.CSTTransformer):
             value=_ANNOTATED_NAME, slice=[cst.SubscriptElement(slice=cst.Index(value=node)), element]
         )
         return wrapped, _ANNOTATED[hint, constraints]
+
+    def _rewritten(self, node: cst.BaseExpression, hint: Any, lenient: Any) -> cst.BaseExpression | None:
+        """`_rewrite`, or None when the lenient form holds something `render_annotation` cannot write
+        as source (a validator's function): nothing is written then, so nothing is imported for it."""
+        needed = list(self.context.scratch.get(AddImportsVisitor.CONTEXT_KEY, []))
+        try:
+            return self._rewrite(node, hint, lenient)
+        except cst.ParserSyntaxError:
+            self.context.scratch[AddImportsVisitor.CONTEXT_KEY] = needed
+            return None
 
     # The syntax tree and the run-time annotation are walked together; where they cannot be
     # matched up, the lenient annotation is written out as `render_annotation` gives it.

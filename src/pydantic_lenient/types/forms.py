@@ -2,7 +2,7 @@
 
 Plain data and functions, no pydantic: the proxy's widening (`pydantic_lenient.schema.widen`) and
 the outcome shapes read them, and a remote proxy session loads them before its first ``tools/list``
-answer without waiting for pydantic. The types' own modules re-export what they define here.
+answer without waiting for pydantic. Every module reads them from here.
 """
 
 from __future__ import annotations

@@ -13,16 +13,15 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from .forms import (
+    MAX_DIGIT_STRING_LENGTH,
     NONNEGATIVE_OF_SIGNED,
     POSITIVE_DIGITS,
     POSITIVE_WITH_ZEROS,
     SIGNED_DIGITS,
     UNSIGNED_DIGITS,
-    advertised_digit_patterns,
     narrowed_digit_pattern,
 )
 from .scalar import (
-    MAX_DIGIT_STRING_LENGTH,
     effective_marker,
     exact_conversion,
     form_error,
@@ -46,8 +45,6 @@ __all__ = (
     "LenientU32",
     "LenientU64",
     "LenientUInt",
-    "advertised_digit_patterns",
-    "narrowed_digit_pattern",
 )
 
 ERROR_TYPE = "lenient_int"

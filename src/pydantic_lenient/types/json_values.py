@@ -15,7 +15,8 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema, from_json, to_json
 
-from .scalar import effective_marker, read_inner, render_scalar, split_annotations, with_inner
+from .forms import split_annotations
+from .scalar import effective_marker, read_inner, render_scalar, with_inner
 
 __all__ = (
     "DEFAULT_MAX_DEPTH",

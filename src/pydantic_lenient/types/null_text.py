@@ -1,5 +1,5 @@
 """The string ``"null"`` as None: the `NullText` marker on an ``Optional`` none of whose other
-members takes a string, and the pattern it advertises (`pattern_with_null`)."""
+members takes a string. The pattern it advertises is `pattern_with_null`'s (`types.forms`)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from .forms import pattern_with_null
 from .integers import _LenientInt
 from .json_values import AcceptJsonText, JsonTextOf
 
-__all__ = ("NullText", "pattern_with_null", "takes_strings")
+__all__ = ("NullText", "takes_strings")
 
 _SCALAR_MARKERS = (_LenientInt, _LenientFloat, _StrictBoolish, JsonTextOf, DigitText, ExactNumber)
 

@@ -18,11 +18,7 @@ from pydantic import GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
-from .forms import JSON_NUMBER_TEXT, MAX_DIGIT_STRING_LENGTH, split_annotations
-
 __all__ = (
-    "JSON_NUMBER_TEXT",
-    "MAX_DIGIT_STRING_LENGTH",
     "Inner",
     "effective_marker",
     "exact_conversion",
@@ -31,7 +27,6 @@ __all__ = (
     "python_function",
     "read_inner",
     "render_scalar",
-    "split_annotations",
     "user_bounds",
     "with_inner",
 )
