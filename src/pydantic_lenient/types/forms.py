@@ -19,6 +19,7 @@ __all__ = (
     "JSON_NUMBER",
     "JSON_NUMBER_TEXT",
     "MAX_DIGIT_STRING_LENGTH",
+    "NULL_TEXT",
     "NONNEGATIVE_OF_SIGNED",
     "POSITIVE_DIGITS",
     "POSITIVE_WITH_ZEROS",
@@ -86,11 +87,18 @@ def narrowed_digit_pattern(pattern: str, lower: int | None, upper: int | None) -
     return pattern if exact is None else exact
 
 
+NULL_TEXT = "null"
+"""The one string read as JSON null, under the one ``"null"`` policy (docs/types.md): at a nullable
+location none of whose other forms takes this very string as it is (numbers, booleans, arrays,
+objects, a ``Literal`` or ``Enum`` without it), ``"null"`` is None; where the string could be meant as
+itself (``Optional[str]``), it stays text."""
+
+
 def pattern_with_null(pattern: str) -> str:
     """An ECMA-262 ``pattern`` that also matches exactly ``null`` (what `NullText` advertises)."""
     core = pattern[1:] if pattern.startswith("^") else f".*(?:{pattern})"
     core = core[:-1] if core.endswith("$") else f"{core}.*"
-    return f"^(?:{core}|null)$"
+    return f"^(?:{core}|{NULL_TEXT})$"
 
 
 # Keywords that describe a value without constraining it; a marker hoists them out of its branches.
