@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from pydantic import AliasChoices, BaseModel, Field, ValidationError
 
 from pydantic_lenient import LenientUInt, StrictBoolish
+from pydantic_lenient.normalizer.appliers import RULE_APPLIERS
 from pydantic_lenient.normalizer.engine import (
     BUILTIN_RULES,
     OTHER_TOOLS,
@@ -25,6 +26,7 @@ from pydantic_lenient.normalizer.engine import (
     RuleError,
     rules_from_model,
 )
+from pydantic_lenient.normalizer.rules import RULE_SHAPES, RULE_TYPES
 from tests.strategies import json_values
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -100,6 +102,12 @@ def test_each_rule_type(rule: dict[str, Any], arguments: dict[str, Any], expecte
     assert result.arguments == expected
     assert arguments == before  # the input is never mutated
     assert bool(result.applied) == (expected != arguments)
+
+
+def test_every_rule_type_has_one_shape_and_one_applier() -> None:
+    # The record checks a rule by its type's shape and the engine applies it by its type's class:
+    # a type listed in one place and not the other would load and then fail at its first call.
+    assert set(RULE_SHAPES) == set(RULE_TYPES) == set(RULE_APPLIERS)
 
 
 def test_text_payload_that_no_rule_changes_is_kept_byte_for_byte() -> None:
