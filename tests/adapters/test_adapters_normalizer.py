@@ -9,7 +9,7 @@ import pytest
 
 from pydantic_lenient import Normalizer
 from pydantic_lenient.normalizer.engine import OTHER_TOOLS
-from tests.test_mcp_servers import SERVERS, Call
+from tests.adapters.test_mcp_servers import SERVERS, Call
 
 # A wildcard rule: it would apply to any tool name a client invents, if the adapter let it through.
 ANY_TOOL_COUNT = {"id": "any-count", "tools": ["*"], "type": "param_alias", "from": "count", "to": "limit"}

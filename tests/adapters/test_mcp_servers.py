@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from pydantic_lenient import LenientJson, LenientUInt, Normalizer
 from tests.sdks import require
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 sys.path.insert(0, str(EXAMPLES))
 
 Call = Callable[[str, dict[str, Any]], Awaitable[tuple[bool, Any]]]

@@ -25,7 +25,7 @@ from pydantic_lenient.schema.catalog import tool_catalog
 from tests.sdks import require
 from tests.ways_in_server import WAYS, build
 
-SERVER = Path(__file__).resolve().parent / "ways_in_server.py"
+SERVER = Path(__file__).resolve().parents[1] / "ways_in_server.py"
 ROOT = SERVER.parent.parent
 SDK_MODULES = {"official": "mcp.server.mcpserver", "fastmcp": "fastmcp"}
 

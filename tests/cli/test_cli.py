@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from pydantic_lenient import __version__
 from pydantic_lenient.cli.main import EXIT_CODES, _parser, main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from pydantic_lenient.cli.main import main
-from tests.test_normalizer_stats import CORRUPT
+from tests.normalizer.test_normalizer_stats import CORRUPT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RULES = str(ROOT / "examples" / "fs_rules.json")
 
 

@@ -19,7 +19,7 @@ pytest.importorskip("libcst")  # the codemod extra; in test, so CI has it
 from pydantic_lenient.codemod.fix import fix_file
 from tests.imported import import_file
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def _write(tmp_path: Path, name: str, source: str) -> Path:

@@ -103,7 +103,7 @@ def test_any_of_style_compiles_under_strict_ajv_and_type_array_needs_union_types
 
 
 def test_ajv_and_the_model_agree_on_json_shaped_fields(ajv: AjvRunner) -> None:
-    from tests.test_json_values import JSON_FIELDS, Tool
+    from tests.types_.test_json_values import JSON_FIELDS, Tool
 
     # pydantic's own set[str] is left out: it advertises uniqueItems and then deduplicates (see
     # test_pydantic_sets_accept_duplicates_their_schema_refuses).
@@ -134,7 +134,7 @@ def test_ajv_and_the_model_agree_on_json_shaped_fields(ajv: AjvRunner) -> None:
 
 @pytest.mark.parametrize("draft", ["2020-12", "07"])
 def test_json_shaped_fields_compile_in_hosts_default_ajv(ajv: AjvRunner, draft: str) -> None:
-    from tests.test_json_values import Tool
+    from tests.types_.test_json_values import Tool
 
     # Ajv's default is strict mode. Tuples are 2020-12 only (prefixItems), so draft-07 leaves them out.
     model = Tool if draft == "2020-12" else create_model("NoTuple", __base__=Tool, pair=(Optional[int], None))

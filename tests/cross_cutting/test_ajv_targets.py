@@ -18,9 +18,9 @@ from pydantic_lenient import TARGETS, Target, input_schema, target_schema
 from pydantic_lenient.schema.targets import TargetSchema
 from tests.conftest import AjvRunner
 from tests.contract import FIXED_VALUES, JSON_CORPUS, SCALAR_TYPES, agrees, server_verdict, tool_model
+from tests.cross_cutting.test_ajv import CORPUS
 from tests.losses import explained
-from tests.test_ajv import CORPUS
-from tests.test_json_values import JSON_FIELDS, Tool
+from tests.types_.test_json_values import JSON_FIELDS, Tool
 
 # The hostile values, and a tenth of the seeded sample: 570 compiled schemas check each of them.
 VALUES = FIXED_VALUES + CORPUS[len(FIXED_VALUES) :: 10]
@@ -123,7 +123,7 @@ def test_every_target_agrees_on_json_shaped_fields(
 
 
 def test_draft_07_hosts_let_a_2020_12_tuple_through_and_the_draft_07_target_does_not(ajv: AjvRunner) -> None:
-    from tests.test_targets import Pair
+    from tests.schema.test_targets import Pair
 
     bad, good = {"pair": ["x", 5]}, {"pair": [5, "x"]}
     mcp, draft_07 = input_schema(Pair), input_schema(Pair, target="mcp-draft-07")

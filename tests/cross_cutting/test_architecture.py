@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-SOURCE = Path(__file__).resolve().parent.parent / "src"
+SOURCE = Path(__file__).resolve().parents[2] / "src"
 MAX_LINES = 500
 
 # Modules other branches of issue 32 are splitting now. The integrator empties this once they are

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 
 import pydantic_lenient
-
-from .sdks import require
+from tests.sdks import require
 
 # Public modules whose names are not all re-exported by the package, and the extra each needs.
 MODULES = {

@@ -29,7 +29,7 @@ from tests.contract import FIXED_VALUES, JSON_CORPUS, Verdict, agrees, server_ve
 from tests.contract_server import JSON_TYPES, TOOL_TYPES, build_fastmcp, build_official, tool_name
 from tests.sdks import require
 
-SERVER = Path(__file__).resolve().parent / "contract_server.py"
+SERVER = Path(__file__).resolve().parents[1] / "contract_server.py"
 ROOT = SERVER.parent.parent
 
 # JSON text over the limits the issue found leaking through the official SDK's pre-parse.

@@ -26,10 +26,9 @@ from pydantic_lenient import LenientUInt, input_schema, lenient_annotation, rend
 from pydantic_lenient.schema.catalog import model_from_function
 from pydantic_lenient.testing import host_validator
 from pydantic_lenient.types.mapping import Lenient, lenient_model, lenient_tool
-
-from .conftest import AjvRunner
-from .contract import Verdict, agrees, server_verdict
-from .strategies import any_input
+from tests.conftest import AjvRunner
+from tests.contract import Verdict, agrees, server_verdict
+from tests.strategies import any_input
 
 _LENIENT: Any = Lenient  # subscripted with run-time values below
 

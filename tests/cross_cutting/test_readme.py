@@ -38,9 +38,9 @@ from pathlib import Path
 
 import pytest
 
-from .sdks import require
+from tests.sdks import require
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 PYPROJECT = ROOT / "pyproject.toml"

@@ -1,7 +1,7 @@
 """Issue 23, item 2: the contract on real tool parameters from public MCP servers (tests/real_signatures.py).
 
 Each row goes through the same checks as the property test over generated annotations
-(tests/test_contract_property.py): every way in advertises the same schema, and the host gives the
+(tests/cross_cutting/test_contract_property.py): every way in advertises the same schema, and the host gives the
 server's verdict on values around the row (its bounds and one past them, their string forms, JSON
 text, ``"null"``, and values of the wrong type).
 """
@@ -17,8 +17,7 @@ import pytest
 from hypothesis import strategies as st
 
 from tests.annotation_strategies import Annotation, Parameter
-from tests.real_signatures import SIGNATURES, Signature
-from tests.test_contract_property import (
+from tests.cross_cutting.test_contract_property import (
     _MAPPED,
     _WRITTEN,
     _advertised,
@@ -27,6 +26,7 @@ from tests.test_contract_property import (
     _without_null_text,
     _without_patterns,
 )
+from tests.real_signatures import SIGNATURES, Signature
 
 _BOUND = re.compile(r"\b(ge|gt|le|lt|min_length|max_length)=(-?[0-9]+(?:\.[0-9]+)?)")
 _OTHERS: tuple[Any, ...] = (

@@ -29,7 +29,7 @@ from pydantic_lenient.normalizer.engine import (
 from pydantic_lenient.normalizer.rules import RULE_SHAPES, RULE_TYPES
 from tests.strategies import json_values
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FS = Normalizer.from_file(EXAMPLES / "fs_rules.json")
 
 

@@ -42,9 +42,9 @@ from pydantic_lenient.observe.recorder import OutcomeRecorder
 from pydantic_lenient.observe.stats_file import load_outcomes
 from tests.conftest import CHROMIUM, require_external
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ARTIFACTS = Path(
-    os.environ.get("PYDANTIC_LENIENT_ARTIFACTS", Path(__file__).resolve().parent.parent / "tmp" / "artifacts")
+    os.environ.get("PYDANTIC_LENIENT_ARTIFACTS", Path(__file__).resolve().parents[2] / "tmp" / "artifacts")
 )
 HOSTILE_TOOL = '<img src=x onerror="document.title=1">'
 

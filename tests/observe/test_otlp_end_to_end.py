@@ -5,7 +5,7 @@ own telemetry off: an OTLP/HTTP receiver that stores spans and lists them over a
 backend docs/observability.md shows. It brings many dependencies, so it lives in its own venv:
 
     python3 -m venv .venv-phoenix && .venv-phoenix/bin/pip install arize-phoenix
-    PYDANTIC_LENIENT_PHOENIX=.venv-phoenix/bin/phoenix pytest tests/test_otlp_end_to_end.py
+    PYDANTIC_LENIENT_PHOENIX=.venv-phoenix/bin/phoenix pytest tests/observe/test_otlp_end_to_end.py
 
 Without it the module is skipped at collection, unless PYDANTIC_LENIENT_REQUIRE_OTLP is set (CI
 sets it), in which case it fails. The host (this test, with its own tracer provider), the proxy
@@ -34,7 +34,7 @@ import pytest
 
 from tests.sdks import require
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PHOENIX = os.environ.get("PYDANTIC_LENIENT_PHOENIX") or shutil.which("phoenix")
 INSTALL = (
     "Arize Phoenix not installed: python3 -m venv .venv-phoenix && .venv-phoenix/bin/pip install arize-phoenix, "

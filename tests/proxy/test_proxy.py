@@ -42,7 +42,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from pydantic_lenient.schema.widen import widen_schema  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EVERYTHING = ROOT / "tests" / "upstream" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"
 HANG_GUARD = 90.0
 T = TypeVar("T")

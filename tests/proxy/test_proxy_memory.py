@@ -40,7 +40,7 @@ from tests.sdks import require
 
 require("jsonschema_rs")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HANG_GUARD = 120.0
 SCHEMA = {
     "type": "object",

@@ -15,7 +15,7 @@ import jsonschema_rs
 from tests.conftest import AjvRunner
 from tests.sdks import require
 
-BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "bfcl"
+BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "bfcl"
 PYTHON_ENGINES = (
     "pydantic-lenient repair",
     "pydantic lax (FastMCP)",

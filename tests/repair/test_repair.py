@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from pydantic_lenient.repair.engine import Repairer, RepairResult, repair_arguments
 from pydantic_lenient.testing import Draft, host_validator
+from tests.repair.test_repair_properties import assert_changes_only_where_reported
 from tests.strategies import any_input, json_values
-from tests.test_repair_properties import assert_changes_only_where_reported
 
 STEP = {"type": "object", "properties": {"n": {"type": "integer"}, "ok": {"type": "boolean"}}}
 
@@ -377,7 +377,7 @@ def test_output_changes_only_at_reported_paths(arguments: dict[str, Any]) -> Non
 
 # ---- the official JSON Schema Test Suite: arbitrary schemas and instances
 
-SUITE = Path(__file__).parent / "data" / "json-schema-test-suite"
+SUITE = Path(__file__).parent.parent / "data" / "json-schema-test-suite"
 SUITE_GROUPS = [
     pytest.param(group, draft, id=f"{draft}/{path.stem}/{index}")
     for draft in ("draft2020-12", "draft7")

@@ -12,7 +12,7 @@ from pydantic_lenient import LenientUInt, StrictBoolish
 from pydantic_lenient.schema.catalog import ToolSpec, model_from_function, tool_catalog, tool_specs
 from pydantic_lenient.testing import host_validator
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 class SearchInput(BaseModel):

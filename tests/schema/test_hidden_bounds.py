@@ -42,8 +42,8 @@ from pydantic_lenient.schema.targets import to_target
 from pydantic_lenient.types.annotations import with_metadata
 from tests.sdks import require
 
-ROOT = Path(__file__).resolve().parent.parent
-SERVER = Path(__file__).resolve().parent / "leaky_server.py"
+ROOT = Path(__file__).resolve().parents[2]
+SERVER = Path(__file__).resolve().parents[1] / "leaky_server.py"
 
 
 # One tool per placement, written as people write them; its one parameter is `value`.

@@ -40,7 +40,7 @@ from pydantic_lenient.testing import host_validator
 from tests.contract import FIXED_VALUES, JSON_CORPUS, SCALAR_TYPES, server_verdict, tool_model
 from tests.losses import explained
 from tests.sdks import require
-from tests.test_json_values import Step, Tool
+from tests.types_.test_json_values import Step, Tool
 
 logging.getLogger("google_genai").setLevel(logging.ERROR)  # it logs a note on each conversion
 

@@ -161,7 +161,7 @@ def test_openapi_discriminator_is_dropped_and_the_one_of_kept(style: Any) -> Non
     assert not host_validator(schema).is_valid({"pet": {"kind": "cow"}})
 
 
-SUITE = Path(__file__).parent / "data" / "json-schema-test-suite"
+SUITE = Path(__file__).parent.parent / "data" / "json-schema-test-suite"
 SUITE_GROUPS = [
     pytest.param(group, "07" if draft == "draft7" else "2020-12", id=f"{draft}/{path.stem}/{index}")
     for draft in ("draft2020-12", "draft7")
@@ -184,7 +184,7 @@ def test_style_rewrites_keep_every_suite_verdict(group: dict[str, Any], draft: A
 def _style_corpus() -> dict[str, type[BaseModel]]:
     from pydantic_lenient.schema.catalog import model_from_function
     from tests.contract import SCALAR_TYPES, tool_model
-    from tests.test_json_values import Tool
+    from tests.types_.test_json_values import Tool
 
     corpus: dict[str, type[BaseModel]] = {"json-values": Tool, "mail": Mail, "adopt": Adopt, "node": Node}
     for name, (annotation, _) in SCALAR_TYPES.items():
@@ -227,7 +227,7 @@ def test_the_strict_style_has_no_string_form_left(name: str) -> None:
 
 
 def test_strict_style_of_json_text_keeps_the_canonical_side() -> None:
-    from tests.test_json_values import Tool
+    from tests.types_.test_json_values import Tool
 
     properties = apply_style(Tool.model_json_schema(), "strict")["properties"]
     assert properties["urls"] == {

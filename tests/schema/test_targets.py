@@ -3,7 +3,7 @@
 For every lenient type, Optional or not, with bounds, and for every JSON-shaped field (LenientJson,
 JsonText, nested models, tuples), a host validating against a target's schema and the model agree,
 except where the target reports a `Loss` for that field (and, as everywhere, the README's listed
-exceptions). The provider SDKs' own conversions are checked in tests/test_providers.py.
+exceptions). The provider SDKs' own conversions are checked in tests/schema/test_providers.py.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pydantic_lenient.testing import host_validator
 from tests.contract import SCALAR_TYPES, agrees, server_verdict, tool_model
 from tests.losses import explained
 from tests.strategies import any_input, json_values
-from tests.test_json_values import JSON_FIELDS, Step, Tool
+from tests.types_.test_json_values import JSON_FIELDS, Step, Tool
 
 # Targets whose schema says exactly what the validator means for every scalar type.
 EXACT_FOR_SCALARS: tuple[Target, ...] = ("mcp", "mcp-draft-07", "openai", "gemini")

@@ -16,7 +16,7 @@ from pydantic_lenient.schema.catalog import model_from_function
 from pydantic_lenient.schema.targets import DRAFT_07
 from tests.sdks import require
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def pair(point: tuple[LenientUInt, str], limit: LenientUInt = 10) -> dict[str, Any]:

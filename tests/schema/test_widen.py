@@ -338,7 +338,7 @@ def _without_json_text(schema: Any) -> Any:
 # ---- the official JSON Schema Test Suite
 
 
-SUITE = Path(__file__).parent / "data" / "json-schema-test-suite"
+SUITE = Path(__file__).parent.parent / "data" / "json-schema-test-suite"
 SUITE_CASES: list[tuple[dict[str, Any], str, str]] = [
     (group, draft, f"{draft}/{path.stem}/{index}")
     for draft in ("draft2020-12", "draft7")

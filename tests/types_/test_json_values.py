@@ -276,7 +276,7 @@ def test_a_value_and_its_json_text_validate_to_the_same_result(field: str, data:
 
 JSON_FIELDS = ["urls", "headers", "steps", "pair", "pet", "point", "box", "tags", "edits_json", "typed_edits"]
 # pydantic's own set[str] advertises uniqueItems and then deduplicates: a known mismatch that is not
-# this library's (see tests/test_ajv.py::test_pydantic_sets_accept_duplicates_their_schema_refuses).
+# this library's (see tests/cross_cutting/test_ajv.py::test_pydantic_sets_accept_duplicates_their_schema_refuses).
 CONTRACT_FIELDS = [field for field in JSON_FIELDS if field != "tags"]
 
 

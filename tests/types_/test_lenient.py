@@ -41,9 +41,8 @@ from pydantic_lenient.types.mapping import (
 )
 from pydantic_lenient.types.null_text import NullText
 from pydantic_lenient.types.rendering import render_annotation
-
-from .cases import Case, invalid_params, valid_params
-from .strategies import any_input, boolean_strings, json_values
+from tests.cases import Case, invalid_params, valid_params
+from tests.strategies import any_input, boolean_strings, json_values
 
 
 class Color(enum.Enum):
