@@ -10,7 +10,7 @@ Five-field typed dicts validated by pydantic-core directly, given the int 100:
 * a native router: ``lax_or_strict`` sending the default and ``strict=True`` to a left-to-right
   union of strict schemas, and ``strict=False`` to the tagged union. Faster, but wrong: inside a
   user's smart union an explicit ``strict=False`` runs the strict branch in lax mode, where ``True``
-  passes as 1 (`tests/test_scalar.py` pins that pydantic-core behaviour).
+  passes as 1 (`tests/types_/test_scalar.py` pins that pydantic-core behaviour).
 """
 
 from __future__ import annotations

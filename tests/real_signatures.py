@@ -2,7 +2,7 @@
 
 Each row is one parameter of a published tool: its annotation and default exactly as written
 (a module-level constant replaced by its value), with the file it came from. The contract tests run
-every row through every way in (tests/test_real_signatures.py).
+every row through every way in (tests/cross_cutting/test_real_signatures.py).
 """
 
 from __future__ import annotations

@@ -54,7 +54,6 @@ class RepairingClient:
         self._client = client
         self._on_repair = on_repair
         self._repairers: dict[str, Repairer] = {}
-        self._listed = False
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
@@ -79,7 +78,6 @@ class RepairingClient:
             if schema is not None:
                 repairers[tool.name] = Repairer(schema)
         self._repairers = repairers
-        self._listed = True
 
     async def repair(self, name: str, arguments: Mapping[str, Any] | None) -> RepairResult | None:
         """The repair of a call's arguments, or None when the server lists no schema for ``name``."""

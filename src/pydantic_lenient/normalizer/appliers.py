@@ -1,9 +1,10 @@
 """How each rule type applies to a call: one class per type, and the `Change` each one records.
 
-Each rule type is one class holding its whole behaviour: the fields it takes, what makes a rule of
-that type meaningless (refused at load, by `pydantic_lenient.normalizer.rules.Rule`), and ``apply``,
-which edits a call's arguments (a private copy) and returns the changes it made. `resolve_alias` is
-the one place where a rename meets a call that sent both names; top-level and nested aliases share it.
+Each rule type is one class holding what a rule of it does to a call: ``apply`` edits a call's
+arguments (a private copy) and returns the changes it made. The fields each type takes, and what
+makes a rule of it meaningless, are checked at load (`pydantic_lenient.normalizer.rules.RULE_SHAPES`).
+`resolve_alias` is the one place where a rename meets a call that sent both names; top-level and
+nested aliases share it.
 """
 
 from __future__ import annotations
@@ -13,15 +14,13 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic_lenient.types.boolean_text import BOOLEAN_DIGITS
 from pydantic_lenient.types.forms import JSON_NUMBER_TEXT, MAX_DIGIT_STRING_LENGTH
 
 from ._json import ABSENT, read_json_text, same_json_value, short_repr, write_json_text
-
-if TYPE_CHECKING:  # a rule's checks need the appliers: the record is imported for its annotations only
-    from .rules import Rule, RuleType
+from .rules import Rule, RuleType
 
 __all__ = (
     "RULE_APPLIERS",
@@ -92,19 +91,10 @@ _NO_CHANGE: tuple[Change, ...] = ()
 
 
 class RuleApplier:
-    """What every rule type class has: its fields, its load-time check, and ``apply``."""
-
-    required: ClassVar[frozenset[str]]
-    optional: ClassVar[frozenset[str]] = frozenset()
-    targets: ClassVar[frozenset[str]] = frozenset()  # the values coerce_to may take
+    """What every rule type class has: the rule and the conflict policy it applies, and ``apply``."""
 
     def __init__(self, rule: Rule, policy: ConflictPolicy) -> None:
         self.rule, self.policy = rule, policy
-
-    @classmethod
-    def meaningless(cls, rule: Rule) -> str | None:
-        """Why a rule of this type that has all its fields still cannot mean anything."""
-        return None
 
     def apply(self, arguments: dict[str, Any]) -> Sequence[Change]:
         """Edit ``arguments`` (a private copy) in place; return the changes made, in order."""
@@ -167,12 +157,6 @@ def _both_sent_change(rule: Rule, param: str, outcome: AliasOutcome) -> Change:
 class ParamAlias(RuleApplier):
     """``param_alias``: rename parameter ``from`` to ``to``."""
 
-    required = frozenset({"from", "to"})
-
-    @classmethod
-    def meaningless(cls, rule: Rule) -> str | None:
-        return "from and to are the same name" if rule.from_ == rule.to else None
-
     def __init__(self, rule: Rule, policy: ConflictPolicy) -> None:
         super().__init__(rule, policy)
         self.source, self.target = str(rule.from_), str(rule.to)
@@ -193,8 +177,6 @@ class ParamAlias(RuleApplier):
 
 class ParamDefault(RuleApplier):
     """``param_default``: set parameter ``from`` to ``value`` when the call leaves it out."""
-
-    required = frozenset({"from", "value"})
 
     def __init__(self, rule: Rule, policy: ConflictPolicy) -> None:
         super().__init__(rule, policy)
@@ -226,9 +208,6 @@ class TypeCoerce(RuleApplier):
     """``type_coerce``: a string to ``bool`` (only the spellings in `BOOLEAN_DIGITS`), ``int``
     (ASCII digits, optional ``-``) or ``float`` (a finite JSON number). Anything else is left as
     sent, for validation to report."""
-
-    required = frozenset({"from", "coerce_to"})
-    targets = frozenset({"bool", "int", "float"})
 
     def __init__(self, rule: Rule, policy: ConflictPolicy) -> None:
         super().__init__(rule, policy)
@@ -265,10 +244,6 @@ class JsonAcceptBoth(RuleApplier):
     """``json_accept_both``: take a parameter as JSON text or as structure, and convert it to one
     form: ``string`` (the default) writes structure as compact text, ``json`` reads text to
     structure. Text that is not a JSON array or object is left as sent."""
-
-    required = frozenset({"from"})
-    optional = frozenset({"coerce_to"})
-    targets = frozenset({"string", "json"})
 
     def __init__(self, rule: Rule, policy: ConflictPolicy) -> None:
         super().__init__(rule, policy)
@@ -357,12 +332,6 @@ class NestedAlias(_Nested):
     item and what was dropped (under ``on_conflict="keep_target"``, or when both values are equal).
     """
 
-    required = frozenset({"in_payload", "array_path", "from", "to"})
-
-    @classmethod
-    def meaningless(cls, rule: Rule) -> str | None:
-        return "from and to are the same name" if rule.from_ == rule.to else None
-
     def __init__(self, rule: Rule, policy: ConflictPolicy) -> None:
         super().__init__(rule, policy)
         self.target = str(rule.to)
@@ -379,8 +348,6 @@ class NestedAlias(_Nested):
 class NestedDefault(_Nested):
     """``nested_default``: set field ``from`` to ``value`` in each object of the payload's array
     that leaves it out; ``{{index}}`` in a string value is the item's index."""
-
-    required = frozenset({"in_payload", "array_path", "from", "value"})
 
     def __init__(self, rule: Rule, policy: ConflictPolicy) -> None:
         super().__init__(rule, policy)

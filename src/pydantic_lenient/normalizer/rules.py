@@ -1,21 +1,20 @@
 """The normalizer's `Rule` record: what a rules file holds, and refusing a rule that could not mean anything.
 
 A rule is checked whole when it is made: its id, its tools, its type, and the fields that type
-takes (each type's class in `pydantic_lenient.normalizer.appliers` says which, and what else
-makes a rule of that type meaningless). What a rule then does to a call is that class's job.
+takes (`RULE_SHAPES` says which, and what else makes a rule of that type meaningless). What a
+rule then does to a call is its type's class in `pydantic_lenient.normalizer.appliers`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from ._json import ABSENT, json_value_problem, short_repr
-from .appliers import RULE_APPLIERS
 
-__all__ = ("RULE_TYPES", "Rule", "RuleError", "RuleType", "describe_rule")
+__all__ = ("RULE_SHAPES", "RULE_TYPES", "Rule", "RuleError", "RuleShape", "RuleType", "describe_rule")
 
 RuleType = Literal["param_alias", "param_default", "type_coerce", "json_accept_both", "nested_alias", "nested_default"]
 RULE_TYPES: tuple[RuleType, ...] = get_args(RuleType)
@@ -74,7 +73,7 @@ class Rule:
             raise RuleError(f"{name}: unknown type {short_repr(self.type)}; expected one of {', '.join(RULE_TYPES)}")
         if type(self.tools) is not tuple or not self.tools or not all(map(_is_name, self.tools)):
             raise RuleError(f"{name}: tools must be a non-empty list of tool names, or ['*']")
-        kind = RULE_APPLIERS[self.type]
+        kind = RULE_SHAPES[self.type]
         given = {key for key in _FIELDS if self.get(key) is not (ABSENT if key == "value" else None)}
         if missing := sorted(kind.required - given):
             raise RuleError(f"{name}: a {self.type} rule needs {', '.join(missing)}")
@@ -90,7 +89,7 @@ class Rule:
             raise RuleError(f"{name}: bad array_path {short_repr(self.array_path)}; write [] or field.sub[]")
         if "value" in given and (problem := json_value_problem(self.value)) is not None:
             raise RuleError(f"{name}: value {problem}")
-        if (meaningless := kind.meaningless(self)) is not None:
+        if kind.meaningless is not None and (meaningless := kind.meaningless(self)) is not None:
             raise RuleError(f"{name}: {meaningless}")
 
     def get(self, key: str) -> Any:
@@ -149,3 +148,31 @@ def describe_rule(rule_id: Any, position: int | None = None) -> str:
 def _is_name(value: Any) -> bool:
     # Exactly str: a subclass could bring its own __eq__, __hash__ or __repr__.
     return type(value) is str and value != ""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleShape:
+    """What a rule of one type holds: the fields it needs, those it may have, the values
+    ``coerce_to`` may take, and why a rule that has all its fields still cannot mean anything."""
+
+    required: frozenset[str]
+    optional: frozenset[str] = frozenset()
+    targets: frozenset[str] = frozenset()
+    meaningless: Callable[[Rule], str | None] | None = None
+
+
+def _renames_to_itself(rule: Rule) -> str | None:
+    return "from and to are the same name" if rule.from_ == rule.to else None
+
+
+RULE_SHAPES: dict[RuleType, RuleShape] = {
+    "param_alias": RuleShape(frozenset({"from", "to"}), meaningless=_renames_to_itself),
+    "param_default": RuleShape(frozenset({"from", "value"})),
+    "type_coerce": RuleShape(frozenset({"from", "coerce_to"}), targets=frozenset({"bool", "int", "float"})),
+    "json_accept_both": RuleShape(
+        frozenset({"from"}), optional=frozenset({"coerce_to"}), targets=frozenset({"string", "json"})
+    ),
+    "nested_alias": RuleShape(frozenset({"in_payload", "array_path", "from", "to"}), meaningless=_renames_to_itself),
+    "nested_default": RuleShape(frozenset({"in_payload", "array_path", "from", "value"})),
+}
+"""What a rule of each type holds, by the type's name (its class in `appliers` applies it)."""

@@ -1,0 +1,44 @@
+"""The package's shape, checked in CI: no module in ``src/`` over `MAX_LINES` lines.
+
+Import cycles, between the packages and between the modules inside one, are import-linter's
+``acyclic_siblings`` contract in ``pyproject.toml`` (CI runs ``lint-imports``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SOURCE = Path(__file__).resolve().parents[2] / "src"
+MAX_LINES = 500
+
+# Modules other branches of issue 32 are splitting now. The integrator empties this once they are
+# merged: `test_the_allowance_names_only_modules_still_over_the_limit` fails on a stale entry.
+OVER_THE_LIMIT_FOR_NOW = frozenset(
+    {
+        "pydantic_lenient/proxy/stdio.py",  # `proxycore`: the transport-neutral core moves out
+        "pydantic_lenient/schema/widen.py",  # `reader`: one schema reader for repair and widening
+    }
+)
+
+
+def _line_counts() -> dict[str, int]:
+    return {
+        path.relative_to(SOURCE).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in sorted(SOURCE.rglob("*.py"))
+    }
+
+
+def test_the_source_is_found() -> None:
+    assert "pydantic_lenient/__init__.py" in _line_counts()
+
+
+def test_no_module_is_over_the_limit() -> None:
+    over = {name: count for name, count in _line_counts().items() if count > MAX_LINES}
+    unexpected = {name: count for name, count in over.items() if name not in OVER_THE_LIMIT_FOR_NOW}
+    assert not unexpected, f"split these modules (at most {MAX_LINES} lines each): {unexpected}"
+
+
+def test_the_allowance_names_only_modules_still_over_the_limit() -> None:
+    counts = _line_counts()
+    stale = sorted(name for name in OVER_THE_LIMIT_FOR_NOW if counts.get(name, 0) <= MAX_LINES)
+    assert not stale, f"no longer over {MAX_LINES} lines (or gone): remove from OVER_THE_LIMIT_FOR_NOW: {stale}"

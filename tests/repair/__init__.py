@@ -1,0 +1,1 @@
+"""Tests of `pydantic_lenient.repair`, and of the repair benchmark."""

@@ -1,0 +1,1 @@
+"""Tests of `pydantic_lenient.schema`: styles, targets, widening, the catalog and the audit."""
