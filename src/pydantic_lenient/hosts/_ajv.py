@@ -43,7 +43,7 @@ class AjvOptions:
 _DRAFT_07_KEYWORDS = frozenset(
     {
         "$id", "$schema", "$ref", "$comment", "$defs", "definitions", "title", "description", "default",
-        "examples", "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding",
+        "examples", "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "contentSchema",
         "type", "nullable", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
         "exclusiveMinimum", "maxLength", "minLength", "pattern", "format", "items", "additionalItems",
         "maxItems", "minItems", "uniqueItems", "contains", "maxProperties", "minProperties", "required",
@@ -52,7 +52,7 @@ _DRAFT_07_KEYWORDS = frozenset(
     }
 )  # fmt: skip
 _DRAFT_2020_KEYWORDS = _DRAFT_07_KEYWORDS - {"additionalItems", "dependencies"} | {
-    "prefixItems", "contentSchema", "dependentRequired", "dependentSchemas", "unevaluatedItems",
+    "prefixItems", "dependentRequired", "dependentSchemas", "unevaluatedItems",
     "unevaluatedProperties", "minContains", "maxContains", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary",
 }  # fmt: skip
 # The formats ajv-formats adds ("full" mode); the ones modelled are checked, the rest admit any string.

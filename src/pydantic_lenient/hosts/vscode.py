@@ -24,7 +24,7 @@ from typing import Any
 
 from ._ajv import AjvCompileError, AjvOptions, ajv_validate
 from .gemini import gemini_api_refusals
-from .profile import Call, HostProfile
+from .profile import Call, HostProfile, resolve
 
 __all__ = ("VSCODE", "VSCODE_ON_GEMINI", "VsCode", "arrays_without_items", "validate_like_vscode")
 
@@ -65,6 +65,18 @@ def validate_like_vscode(schema: dict[str, Any], arguments: Any) -> Call:
     return Call(None, "ERROR: Your input to the tool was invalid")
 
 
+def _expects_structure(schema: Any, root: dict[str, Any], depth: int = 0) -> bool:
+    """Whether Ajv, failing a string here, reports a ``type`` error for ``object`` or ``array``: some
+    schema it tries (through ``$ref`` and the branches of ``anyOf``, ``oneOf``, ``allOf``) says that type."""
+    schema = resolve(schema, root)
+    if not isinstance(schema, dict) or depth > 32:
+        return False
+    if schema.get("type") in ("object", "array"):
+        return True
+    branches = [b for key in ("anyOf", "oneOf", "allOf") for b in schema.get(key, []) if isinstance(schema.get(key), list)]
+    return any(_expects_structure(branch, root, depth + 1) for branch in branches)
+
+
 def _parse_json_strings(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any] | None:
     """The top-level strings whose property expects an object or array, parsed (None if none parses).
 
@@ -74,8 +86,7 @@ def _parse_json_strings(schema: dict[str, Any], arguments: dict[str, Any]) -> di
     changed = False
     result = dict(arguments)
     for name, value in arguments.items():
-        sub = properties.get(name)
-        if not (isinstance(sub, dict) and isinstance(value, str) and sub.get("type") in ("object", "array")):
+        if not (isinstance(value, str) and _expects_structure(properties.get(name), schema)):
             continue
         try:
             parsed = json.loads(value)

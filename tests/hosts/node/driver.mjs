@@ -112,5 +112,5 @@ for (const { host, schema, calls } of cases) {
   runners[host] ??= await hosts[host]();
   results.push(await runners[host](schema, calls));
 }
-process.stdout.write(JSON.stringify({ results }));
-process.exit(0);
+// Exit once stdout has drained: host modules leave timers and sockets open.
+process.stdout.write(JSON.stringify({ results }), () => process.exit(0));
