@@ -328,3 +328,61 @@ def table(cells: list[Cell]) -> str:
             row.append(f"{c['listed']}/{c['tools']} listed; {c['right']} right, {c['refused']} refused, {c['wrong']} wrong")
         lines.append(f"| {host} | " + " | ".join(row) + " |")
     return "\n".join(lines)
+
+
+def admits_text(tool: Tool) -> bool:
+    """Whether the parameter's non-null part takes a string as itself (``str``, ``int | str``, ...)."""
+    root = tool.plain.model_json_schema()
+    others, _ = _branches(root["properties"]["value"], root)
+    return any(_resolve(branch, root).get("type") == "string" for branch in others) and not all(
+        "enum" in _resolve(branch, root) or "format" in _resolve(branch, root) for branch in others
+    )
+
+
+class Exception_(NamedTuple):
+    reason: str
+    applies: Callable[[Cell, Tool], bool]
+
+
+_NON_TEXT_NULL = ("Literal", "Color", "date")
+EXCEPTIONS: tuple[Exception_, ...] = (
+    Exception_(
+        "ambiguous by the contract: Cursor sends an unset optional text parameter as \"\" (cursor/cursor#3614),"
+        " which is a string like any other",
+        lambda cell, tool: cell.host == "cursor" and cell.form == "unset" and admits_text(tool),
+    ),
+    Exception_(
+        "server side, open (issue 33 item 4): Cursor sends an unset optional non-text parameter as \"\""
+        " (cursor/cursor#3614); what \"\" means there is not decided, so the server refuses it clearly",
+        lambda cell, tool: cell.host == "cursor" and cell.form == "unset" and not admits_text(tool),
+    ),
+    Exception_(
+        "ambiguous by the contract: Claude Code forwards null behind anyOf as the text \"null\""
+        " (claude-code#18260), and a text parameter takes \"null\" as itself",
+        lambda cell, tool: cell.host == "claude-code" and cell.form == "null" and admits_text(tool),
+    ),
+    Exception_(
+        "server side, open (issue 33 item 4, the one \"null\" policy): Claude Code forwards null behind anyOf as"
+        " the text \"null\", which the server does not yet read as null for Optional[Literal], Optional[Enum]"
+        " and Optional[date]",
+        lambda cell, tool: cell.host == "claude-code"
+        and cell.form == "null"
+        and not admits_text(tool)
+        and any(word in tool.written for word in _NON_TEXT_NULL),
+    ),
+    Exception_(
+        "ambiguous by the contract: for a union with a text member (int | str), the digit text \"7\" is that"
+        " text; Claude Code writes even the native 7 as text behind anyOf",
+        lambda cell, tool: admits_text(tool)
+        and tool.written.startswith("int | str")
+        and (cell.form == "digits" or (cell.host == "claude-code" and cell.form == "native")),
+    ),
+)
+
+
+def excused(cell: Cell, tool: Tool) -> str | None:
+    """The listed reason a cell may be other than right, or None."""
+    for exception in EXCEPTIONS:
+        if exception.applies(cell, tool):
+            return exception.reason
+    return None

@@ -13,17 +13,25 @@ Sources:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .profile import HostProfile
 
-__all__ = ("INSPECTOR", "SDK_CLIENTS")
+__all__ = ("INSPECTOR", "SDK_CLIENTS", "Passthrough")
 
-INSPECTOR = HostProfile(
+
+@dataclass(frozen=True)
+class Passthrough(HostProfile):
+    """Lists every tool; sends the arguments unchanged and unchecked (the base profile's behaviour)."""
+
+
+INSPECTOR = Passthrough(
     name="inspector",
     title="MCP Inspector",
     client_names=("mcp-inspector",),
     sources=("modelcontextprotocol/inspector client/src/utils/schemaUtils.ts",),
 )
-SDK_CLIENTS = HostProfile(
+SDK_CLIENTS = Passthrough(
     name="sdk",
     title="The official SDK clients (TypeScript, Python)",
     client_names=("mcp",),
