@@ -20,9 +20,11 @@ HOST_CODE = External(
     "host_code",
     "PYDANTIC_LENIENT_REQUIRE_HOSTS",
     "the hosts' code is not installed: run `npm ci --prefix tests/hosts/node --ignore-scripts` (needs node)",
-    lambda: shutil.which("node") is not None
-    and (NODE_DIR / "node_modules" / "@google" / "gemini-cli-core").is_dir()
-    and (NODE_DIR / "node_modules" / "@qwen-code" / "qwen-code").is_dir(),
+    lambda: (
+        shutil.which("node") is not None
+        and (NODE_DIR / "node_modules" / "@google" / "gemini-cli-core").is_dir()
+        and (NODE_DIR / "node_modules" / "@qwen-code" / "qwen-code").is_dir()
+    ),
 )
 
 

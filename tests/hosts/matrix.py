@@ -1,4 +1,4 @@
-"""The host matrix (issue 33): every host profile × every shape × every tool × every intended value.
+"""The host matrix (issue 33): every host profile by every shape by every tool by every intended value.
 
 A tool is one parameter, ``value``, from the real signatures (tests/real_signatures.py) or from the
 annotation shapes people write (`SHAPES_PEOPLE_WRITE`). It is served five ways: plainly, with no
@@ -66,7 +66,7 @@ SHAPES_PEOPLE_WRITE: tuple[str, ...] = (
     "date | None = None",
 )
 
-_HEADER = '''\
+_HEADER = """\
 import enum
 from datetime import date
 from typing import Annotated, Literal, Optional
@@ -87,7 +87,7 @@ class Priority(enum.IntEnum):
 class Point(BaseModel):
     x: int
     y: int
-'''
+"""
 
 
 class Tool(NamedTuple):
@@ -125,7 +125,8 @@ def _import(directory: Path, source: str) -> Any:
     path = directory / f"{name}.py"
     path.write_text(source, encoding="utf-8")
     spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
@@ -275,10 +276,8 @@ def verdict(host: HostProfile, tool: Tool, shape: str, schema: dict[str, Any], c
 def _same(left: Any, right: Any) -> bool:
     if isinstance(left, float) and isinstance(right, float) and math.isnan(left) and math.isnan(right):
         return True
-    return bool(left == right) and type(left) is type(right) or (
-        isinstance(left, (int, float)) and isinstance(right, (int, float)) and not isinstance(left, bool)
-        and not isinstance(right, bool) and left == right
-    )  # fmt: skip
+    numbers = all(isinstance(side, (int, float)) and not isinstance(side, bool) for side in (left, right))
+    return bool(left == right) and (numbers or type(left) is type(right))
 
 
 def run(
@@ -325,7 +324,9 @@ def table(cells: list[Cell]) -> str:
         row = []
         for shape in shapes:
             c = counts[(host, shape)]
-            row.append(f"{c['listed']}/{c['tools']} listed; {c['right']} right, {c['refused']} refused, {c['wrong']} wrong")
+            row.append(
+                f"{c['listed']}/{c['tools']} listed; {c['right']} right, {c['refused']} refused, {c['wrong']} wrong"
+            )
         lines.append(f"| {host} | " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -347,35 +348,39 @@ class Exception_(NamedTuple):
 _NON_TEXT_NULL = ("Literal", "Color", "date")
 EXCEPTIONS: tuple[Exception_, ...] = (
     Exception_(
-        "ambiguous by the contract: Cursor sends an unset optional text parameter as \"\" (cursor/cursor#3614),"
+        'ambiguous by the contract: Cursor sends an unset optional text parameter as "" (cursor/cursor#3614),'
         " which is a string like any other",
         lambda cell, tool: cell.host == "cursor" and cell.form == "unset" and admits_text(tool),
     ),
     Exception_(
-        "server side, open (issue 33 item 4): Cursor sends an unset optional non-text parameter as \"\""
-        " (cursor/cursor#3614); what \"\" means there is not decided, so the server refuses it clearly",
+        'server side, open (issue 33 item 4): Cursor sends an unset optional non-text parameter as ""'
+        ' (cursor/cursor#3614); what "" means there is not decided, so the server refuses it clearly',
         lambda cell, tool: cell.host == "cursor" and cell.form == "unset" and not admits_text(tool),
     ),
     Exception_(
-        "ambiguous by the contract: Claude Code forwards null behind anyOf as the text \"null\""
-        " (claude-code#18260), and a text parameter takes \"null\" as itself",
+        'ambiguous by the contract: Claude Code forwards null behind anyOf as the text "null"'
+        ' (claude-code#18260), and a text parameter takes "null" as itself',
         lambda cell, tool: cell.host == "claude-code" and cell.form == "null" and admits_text(tool),
     ),
     Exception_(
-        "server side, open (issue 33 item 4, the one \"null\" policy): Claude Code forwards null behind anyOf as"
-        " the text \"null\", which the server does not yet read as null for Optional[Literal], Optional[Enum]"
+        'server side, open (issue 33 item 4, the one "null" policy): Claude Code forwards null behind anyOf as'
+        ' the text "null", which the server does not yet read as null for Optional[Literal], Optional[Enum]'
         " and Optional[date]",
-        lambda cell, tool: cell.host == "claude-code"
-        and cell.form == "null"
-        and not admits_text(tool)
-        and any(word in tool.written for word in _NON_TEXT_NULL),
+        lambda cell, tool: (
+            cell.host == "claude-code"
+            and cell.form == "null"
+            and not admits_text(tool)
+            and any(word in tool.written for word in _NON_TEXT_NULL)
+        ),
     ),
     Exception_(
-        "ambiguous by the contract: for a union with a text member (int | str), the digit text \"7\" is that"
+        'ambiguous by the contract: for a union with a text member (int | str), the digit text "7" is that'
         " text; Claude Code writes even the native 7 as text behind anyOf",
-        lambda cell, tool: admits_text(tool)
-        and tool.written.startswith("int | str")
-        and (cell.form == "digits" or (cell.host == "claude-code" and cell.form == "native")),
+        lambda cell, tool: (
+            admits_text(tool)
+            and tool.written.startswith("int | str")
+            and (cell.form == "digits" or (cell.host == "claude-code" and cell.form == "native"))
+        ),
     ),
 )
 

@@ -45,8 +45,7 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, dict[str,
     rows = []
     for tool in tools(tmp_path_factory.mktemp("host_code")):
         calls = [case.arguments for case in cases(tool)] + [{"value": value} for value in _HOSTILE]
-        for shape in SHAPES:
-            rows.append((f"{tool.name} [{shape}]", schema_of(tool, shape), calls))
+        rows += [(f"{tool.name} [{shape}]", schema_of(tool, shape), calls) for shape in SHAPES]
     return rows
 
 
@@ -56,7 +55,7 @@ def test_the_profile_does_what_the_host_code_does(
 ) -> None:
     profile = PROFILES[host]
     results = host_code([{"host": host, "schema": schema, "calls": calls} for _, schema, calls in table])
-    disagreements = []
+    disagreements: list[tuple[Any, ...]] = []
     compared = 0
     for (name, schema, calls), real in zip(table, results, strict=True):
         listing = profile.listing(schema)

@@ -1,4 +1,4 @@
-"""The host matrix as the test (issue 33, items 2 and 3): every profiled host × shape × tool × intended value.
+"""The host matrix as the test (issue 33, items 2 and 3): every profiled host by shape by tool by intended value.
 
 The portable shape (`pydantic_lenient.schema.portable`) must be listed by every host, deliver every
 intended value except the listed exceptions (`tests.hosts.matrix.EXCEPTIONS`: values ambiguous by
@@ -9,6 +9,7 @@ plainly, cell by cell. The figures of every shape are printed (``-s``) for the r
 from __future__ import annotations
 
 from collections import Counter
+
 import pytest
 
 from pydantic_lenient.hosts import PROFILES
@@ -35,7 +36,13 @@ def test_the_matrix_covers_every_host_shape_and_tool(matrix: tuple[list[Cell], d
 
 def test_every_host_lists_every_tool_in_the_portable_shape(matrix: tuple[list[Cell], dict[str, Tool]]) -> None:
     cells, _ = matrix
-    unlisted = sorted({(cell.host, cell.tool, cell.detail) for cell in cells if cell.shape == "portable" and cell.verdict == "unlisted"})
+    unlisted = sorted(
+        {
+            (cell.host, cell.tool, cell.detail)
+            for cell in cells
+            if cell.shape == "portable" and cell.verdict == "unlisted"
+        }
+    )
     assert not unlisted
 
 
@@ -66,7 +73,8 @@ def test_no_host_does_worse_with_the_portable_shape_than_with_a_plain_server(
     counts = figures(cells)
     for host in PROFILES:
         plain, portable = counts[(host, "plain")], counts[(host, "portable")]
-        assert portable["right"] >= plain["right"] and portable["wrong"] <= plain["wrong"], host
+        assert portable["right"] >= plain["right"], host
+        assert portable["wrong"] <= plain["wrong"], host
 
 
 def test_the_current_default_does_worse_than_no_library_on_cursor_and_gemini_hosts(
@@ -85,7 +93,11 @@ def test_vs_code_turns_null_into_another_value_for_a_plain_server_but_not_in_the
     matrix: tuple[list[Cell], dict[str, Tool]],
 ) -> None:
     cells, _ = matrix
-    wrong = {(cell.shape, cell.tool) for cell in cells if cell.host == "vscode" and cell.form == "null" and cell.verdict == "wrong"}
+    wrong = {
+        (cell.shape, cell.tool)
+        for cell in cells
+        if cell.host == "vscode" and cell.form == "null" and cell.verdict == "wrong"
+    }
     assert ("plain", "shape.Optional[int]") in wrong  # null arrives as 0 (Ajv coerceTypes in anyOf)
     assert not {tool for shape, tool in wrong if shape == "portable"}
 
@@ -95,4 +107,3 @@ def test_the_profiles_cite_their_sources() -> None:
         assert host.sources, host.name
         module = __import__(type(host).__module__, fromlist=["__doc__"])
         assert "Sources:" in (module.__doc__ or ""), host.name
-

@@ -90,8 +90,9 @@ _FORMATS.update(
         "date": _date,
         "time": _time,
         "date-time": _date_time,
-        "uuid": lambda text: re.fullmatch(r"(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}", text, re.I)
-        is not None,
+        "uuid": lambda text: (
+            re.fullmatch(r"(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}", text, re.I) is not None
+        ),
         "email": lambda text: re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", text) is not None,
         "uri": lambda text: re.match(r"[a-z][a-z0-9+.-]*:", text, re.I) is not None,
     }
@@ -103,7 +104,10 @@ _KNOWN_FORMATS = frozenset(
 )  # fmt: skip
 
 # JS's StrWhiteSpaceChar: what `+text` trims.
-_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_SPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 _JS_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _JS_RADIX = re.compile(r"0([xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
 
@@ -171,7 +175,7 @@ def js_equal(left: Any, right: Any) -> bool:
     if type(left) is not type(right):
         return False
     if isinstance(left, list):
-        return len(left) == len(right) and all(js_equal(a, b) for a, b in zip(left, right))
+        return len(left) == len(right) and all(js_equal(a, b) for a, b in zip(left, right, strict=True))
     if isinstance(left, dict):
         return left.keys() == right.keys() and all(js_equal(left[key], right[key]) for key in left)
     return bool(left == right)
@@ -224,9 +228,9 @@ class _Compiled:
                 raise AjvCompileError(f'strict mode: unknown keyword: "{unknown[0]}"')
         self.types(schema)
         form = schema.get("format")
-        if isinstance(form, str) and form not in (_KNOWN_FORMATS if self.options.formats else ()):
-            if self.options.strict_schema:
-                raise AjvCompileError(f'unknown format "{form}" ignored in schema at path "{path}"')
+        known = _KNOWN_FORMATS if self.options.formats else frozenset()
+        if isinstance(form, str) and form not in known and self.options.strict_schema:
+            raise AjvCompileError(f'unknown format "{form}" ignored in schema at path "{path}"')
         pattern = schema.get("pattern")
         if isinstance(pattern, str):
             _regex(pattern)
@@ -317,16 +321,16 @@ class _Compiled:
         return all(self.valid(branch, holder, key) for branch in argument)
 
     def number(self, schema: Mapping[str, Any], value: float) -> bool:
-        checks = (
+        checks: tuple[tuple[str, Callable[[float], bool]], ...] = (
             ("maximum", lambda bound: value <= bound),
             ("minimum", lambda bound: value >= bound),
             ("exclusiveMaximum", lambda bound: value < bound),
             ("exclusiveMinimum", lambda bound: value > bound),
-            ("multipleOf", lambda step: (value / step).is_integer() if isinstance(value / step, float) else True),
+            ("multipleOf", lambda step: step != 0 and value % step == 0),  # Ajv: `data % multipleOf !== 0` fails
         )
         for keyword, check in checks:
             bound = schema.get(keyword)
-            if _is_number(bound) and not check(bound):
+            if isinstance(bound, (int, float)) and not isinstance(bound, bool) and not check(bound):
                 return False
         return self.format(schema, value)
 
@@ -382,8 +386,8 @@ class _Compiled:
         required = schema.get("required")
         if isinstance(required, list) and not all(name in value for name in required):
             return False
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        patterns = schema.get("patternProperties") if isinstance(schema.get("patternProperties"), dict) else {}
+        properties = _members(schema, "properties")
+        patterns = _members(schema, "patternProperties")
         additional = schema.get("additionalProperties")
         if additional is not None:
             for name in list(value):
@@ -403,6 +407,11 @@ class _Compiled:
 
 _COERCIBLE = ("string", "number", "integer", "boolean", "null")
 _UNTYPED_ORDER = ("$ref", "const", "enum", "not", "anyOf", "oneOf", "allOf")
+
+
+def _members(schema: Mapping[str, Any], keyword: str) -> dict[str, Any]:
+    members = schema.get(keyword)
+    return members if isinstance(members, dict) else {}
 
 
 def _copy(value: Any) -> Any:

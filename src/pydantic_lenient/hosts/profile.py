@@ -124,7 +124,8 @@ def property_schemas(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 def nullable_properties(schema: Mapping[str, Any]) -> list[str]:
     """The optional top-level properties that admit ``null``, in any writing of it."""
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    listed = schema.get("required")
+    required = listed if isinstance(listed, list) else []
     names = []
     for name, sub in property_schemas(schema).items():
         if name in required or not isinstance(sub, dict):

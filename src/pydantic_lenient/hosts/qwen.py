@@ -58,9 +58,7 @@ def _effective_properties(schema: dict[str, Any], root: Any) -> dict[str, Any] |
         for key, value in (variant.get("properties") or {}).items():
             if key not in _DANGEROUS:
                 merged.setdefault(key, value)
-    for key, value in (schema.get("properties") or {}).items():
-        if key not in _DANGEROUS:
-            merged[key] = value
+    merged.update({key: value for key, value in (schema.get("properties") or {}).items() if key not in _DANGEROUS})
     return merged or None
 
 
@@ -254,7 +252,11 @@ def _fix_numbers(data: Any, schema: Any) -> None:
 
 
 def validate_like_qwen(schema: dict[str, Any], arguments: dict[str, Any]) -> Call:
-    draft = "2020-12" if str(schema.get("$schema", "")).rstrip("#") == "https://json-schema.org/draft/2020-12/schema" else "07"
+    draft = (
+        "2020-12"
+        if str(schema.get("$schema", "")).rstrip("#") == "https://json-schema.org/draft/2020-12/schema"
+        else "07"
+    )
     options = AjvOptions(strict_schema=False, formats=True, draft=draft)
     try:
         valid, _ = ajv_validate(schema, arguments, options)

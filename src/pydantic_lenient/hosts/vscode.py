@@ -24,7 +24,7 @@ from typing import Any
 
 from ._ajv import AjvCompileError, AjvOptions, ajv_validate
 from .gemini import gemini_api_refusals
-from .profile import Call, HostProfile, resolve
+from .profile import Call, HostProfile, property_schemas, resolve
 
 __all__ = ("VSCODE", "VSCODE_ON_GEMINI", "VsCode", "arrays_without_items", "validate_like_vscode")
 
@@ -73,7 +73,9 @@ def _expects_structure(schema: Any, root: dict[str, Any], depth: int = 0) -> boo
         return False
     if schema.get("type") in ("object", "array"):
         return True
-    branches = [b for key in ("anyOf", "oneOf", "allOf") for b in schema.get(key, []) if isinstance(schema.get(key), list)]
+    branches = [
+        b for key in ("anyOf", "oneOf", "allOf") for b in schema.get(key, []) if isinstance(schema.get(key), list)
+    ]
     return any(_expects_structure(branch, root, depth + 1) for branch in branches)
 
 
@@ -82,7 +84,7 @@ def _parse_json_strings(schema: dict[str, Any], arguments: dict[str, Any]) -> di
 
     Ajv stops at the first error, so the real code fixes one property per round; the fixed point is the same.
     """
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    properties = property_schemas(schema)
     changed = False
     result = dict(arguments)
     for name, value in arguments.items():

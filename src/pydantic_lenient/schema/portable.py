@@ -80,7 +80,9 @@ def _with_items(node: dict[str, Any]) -> dict[str, Any]:
     if kind != "array" or "items" in node:
         return node
     prefix = node.get("prefixItems")
-    canonical = [apply_style(item, "strict") for item in prefix if isinstance(item, dict)] if isinstance(prefix, list) else []
+    canonical = (
+        [apply_style(item, "strict") for item in prefix if isinstance(item, dict)] if isinstance(prefix, list) else []
+    )
     kinds = {item.get("type") for item in canonical}
     shared = kinds.pop() if len(kinds) == 1 and len(canonical) == len(prefix or []) else None
     # A tuple's positions as the one type they share; else any item (the Gemini API refuses a union items).
