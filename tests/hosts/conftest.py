@@ -1,4 +1,9 @@
-"""The hosts' own code from npm (tests/hosts/node), behind one fixture."""
+"""The hosts' own code from npm (tests/hosts/node), behind one fixture.
+
+It installs with ``npm install`` (the lockfile pins every version), not ``npm ci``: npm leaves the
+platform packages of one of Qwen Code's optional dependencies out of the lockfile, and ``npm ci``
+then refuses it as out of sync.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ HostCodeRunner = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
 HOST_CODE = External(
     "host_code",
     "PYDANTIC_LENIENT_REQUIRE_HOSTS",
-    "the hosts' code is not installed: run `npm ci --prefix tests/hosts/node --ignore-scripts` (needs node)",
+    "the hosts' code is not installed: run `npm install --prefix tests/hosts/node --ignore-scripts` (needs node)",
     lambda: (
         shutil.which("node") is not None
         and (NODE_DIR / "node_modules" / "@google" / "gemini-cli-core").is_dir()
