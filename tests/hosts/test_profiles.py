@@ -134,3 +134,21 @@ def test_ajv_coercion_follows_the_schema_type_order() -> None:
     assert ajv_validate({"type": "boolean"}, "true", AjvOptions()) == (False, "true")
     assert js_number_from_string("0x1A") == 26
     assert js_number_from_string("\u0663") != js_number_from_string("\u0663")  # NaN: JS reads no Arabic-Indic digit
+
+
+def test_hostile_depth_and_reference_cycles_end_in_a_refusal_on_every_host() -> None:
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = [deep]
+    cycle = {
+        "type": "object",
+        "properties": {"value": {"$ref": "#/$defs/Loop"}},
+        "$defs": {"Loop": {"$ref": "#/$defs/Loop"}},
+    }
+    for host in PROFILES.values():
+        listing = host.listing(_tool({"type": "array", "items": {}}))
+        call = host.call(listing, {"value": deep})
+        assert call.sent or call.refusal, host.name
+        looped = host.listing(cycle)
+        if looped.accepted:
+            host.call(looped, {"value": 1})  # ends, sent or refused

@@ -68,8 +68,11 @@ class HostProfile:
     takes_down_every_tool: bool = False
 
     def listing(self, input_schema: Mapping[str, Any]) -> Listing:
-        schema = self.rewrite(_copy(dict(input_schema)))
-        reasons = tuple(self.refusals(schema))
+        try:
+            schema = self.rewrite(_copy(dict(input_schema)))
+            reasons = tuple(self.refusals(schema))
+        except RecursionError:  # the host's own walk would overflow its stack too
+            return Listing(False, dict(input_schema), (_TOO_DEEP,))
         return Listing(not reasons, schema, reasons, bool(reasons) and self.takes_down_every_tool)
 
     def transform(self, schema: dict[str, Any], arguments: dict[str, Any]) -> Call:
@@ -81,7 +84,10 @@ class HostProfile:
         (the parameters it leaves out may be filled in by the host, `unset`)."""
         if not listing.accepted:
             return Call(None, "the host does not list the tool")
-        call = self.transform(listing.schema, _copy(dict(arguments)))
+        try:
+            call = self.transform(listing.schema, _copy(dict(arguments)))
+        except RecursionError:  # a JS host throws RangeError where Python throws this
+            return Call(None, _TOO_DEEP)
         if call.arguments is None:
             return call
         filled = {name: value for name, value in self.unset(listing).items() if name not in call.arguments}
@@ -90,6 +96,9 @@ class HostProfile:
     def unset(self, listing: Listing) -> dict[str, Any]:
         """What the host sends for the optional parameters the model left out (nothing, for most)."""
         return {}
+
+
+_TOO_DEEP = "nested deeper than the host's stack"
 
 
 def _copy(value: Any) -> Any:
