@@ -1,0 +1,134 @@
+"""A candidate portable shape: one listing that every profiled host accepts and reads right (issue 33).
+
+A pure rewrite of a finished schema, like the styles: it starts from the ``any-of`` style and
+changes, node by node, only what some host reads wrong (`pydantic_lenient.hosts` models each):
+
+* **no type arrays** anywhere (Cursor refuses every value of one; the Gemini API refuses the whole
+  request for most of them): the ``any-of`` style already writes them as ``anyOf``;
+* inside an ``anyOf``, an ``integer`` branch says ``number`` (Cursor compares each branch's ``type``
+  with ``typeof``, which says ``number``); the server stays exact and refuses ``1.5`` clearly;
+* a ``$ref`` branch gets the ``type`` of what it points to (Cursor and the Gemini API read a branch
+  without ``type`` as no type at all);
+* an ``anyOf`` that admits ``null`` has its ``null`` branch last, and every branch says
+  ``nullable: true``: Ajv with ``coerceTypes`` (VS Code) then passes ``null`` through the first
+  branch unchanged, where it would otherwise coerce it to ``0``, ``false`` or ``""``; and the
+  null branch, last, can no longer turn ``0``, ``false`` or ``""`` into ``null`` first. ``nullable``
+  is OpenAPI's word that Gemini reads; standard validators ignore it, so the values admitted stay
+  the same;
+* an integer ``enum`` becomes the range ``minimum``..``maximum`` (the Gemini API takes only string
+  enums); the server stays exact and refuses a value inside the range that is not a member;
+* an array always has ``items`` (VS Code refuses a tool without; tuples get the type their
+  ``prefixItems`` share), and ``items`` keeps only its canonical branches (the ``strict`` style):
+  the Gemini API refuses a union ``items``, and a list's text forms stay at the list itself.
+
+The top level stays an object (the Anthropic API refuses a top-level ``anyOf``). Nothing here
+changes what the server validates; only the advertised document changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .styles import apply_style
+from .subschemas import map_subschemas
+
+__all__ = ("portable_schema",)
+
+
+def portable_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` (a finished input schema, in any style) in the portable shape (see the module docs).
+
+    >>> from pydantic_lenient.schema.portable import portable_schema
+    >>> portable_schema({"type": "object", "properties": {"n": {"type": ["integer", "string", "null"]}}})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'type': 'object', 'properties': {'n': {'anyOf': [{'type': 'number', 'nullable': True},
+        {'type': 'string', 'nullable': True}, {'type': 'null', 'nullable': True}]}}}
+    """
+    root = apply_style(schema, "any-of")
+    return dict(_portable(root, root))
+
+
+def _portable(node: Any, root: Mapping[str, Any]) -> Any:
+    if not isinstance(node, dict):
+        return node
+    node = dict(node)
+    items = node.get("items")
+    if isinstance(items, dict):
+        node["items"] = apply_style(items, "strict")
+    node = map_subschemas(node, lambda child: _portable(child, root))
+    node = _integer_enum_as_range(node)
+    node = _with_items(node)
+    branches = node.get("anyOf")
+    if isinstance(branches, list) and branches:
+        node["anyOf"] = _portable_branches(branches, root)
+    return node
+
+
+def _integer_enum_as_range(node: dict[str, Any]) -> dict[str, Any]:
+    options = node.get("enum")
+    if not (isinstance(options, list) and options):
+        return node
+    if not all(isinstance(option, int) and not isinstance(option, bool) for option in options):
+        return node
+    rest = {key: value for key, value in node.items() if key != "enum"}
+    return {**rest, "type": "integer", "minimum": min(options), "maximum": max(options)}
+
+
+def _with_items(node: dict[str, Any]) -> dict[str, Any]:
+    kind = node.get("type")
+    if kind != "array" or "items" in node:
+        return node
+    prefix = node.get("prefixItems")
+    canonical = (
+        [apply_style(item, "strict") for item in prefix if isinstance(item, dict)] if isinstance(prefix, list) else []
+    )
+    kinds = {item.get("type") for item in canonical}
+    shared = kinds.pop() if len(kinds) == 1 and len(canonical) == len(prefix or []) else None
+    # A tuple's positions as the one type they share; else any item (the Gemini API refuses a union items).
+    return {**node, "items": {"type": shared} if isinstance(shared, str) else {}}
+
+
+def _resolved_type(branch: dict[str, Any], root: Mapping[str, Any]) -> str | None:
+    target: Any = branch
+    for _ in range(32):
+        reference = target.get("$ref") if isinstance(target, dict) else None
+        if not (isinstance(reference, str) and reference.startswith("#/")):
+            break
+        target = root
+        for part in reference[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            target = target.get(part) if isinstance(target, dict) else None
+    if not isinstance(target, dict):
+        return None
+    kind = target.get("type")
+    if isinstance(kind, str):
+        return kind
+    if "properties" in target:
+        return "object"
+    options = target.get("enum")
+    if isinstance(options, list) and options and all(isinstance(option, str) for option in options):
+        return "string"
+    return None
+
+
+def _portable_branches(branches: list[Any], root: Mapping[str, Any]) -> list[Any]:
+    typed = []
+    for branch in branches:
+        if isinstance(branch, dict):
+            branch = dict(branch)
+            if "type" not in branch and "$ref" in branch:
+                kind = _resolved_type(branch, root)
+                if kind is not None:
+                    branch["type"] = kind
+            if branch.get("type") == "integer":
+                branch["type"] = "number"
+        typed.append(branch)
+    null = [b for b in typed if isinstance(b, dict) and b.get("type") == "null"]
+    if not null:
+        return typed
+    others = [b for b in typed if not (isinstance(b, dict) and b.get("type") == "null")]
+    return [
+        {**branch, "nullable": True} if isinstance(branch, dict) and isinstance(branch.get("type"), str) else branch
+        for branch in [*others, *null]
+    ]

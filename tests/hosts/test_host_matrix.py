@@ -1,0 +1,109 @@
+"""The host matrix as the test (issue 33, items 2 and 3): every profiled host by shape by tool by intended value.
+
+The portable shape (`pydantic_lenient.schema.portable`) must be listed by every host, deliver every
+intended value except the listed exceptions (`tests.hosts.matrix.EXCEPTIONS`: values ambiguous by
+the contract, and server-side decisions still open), and never do worse than the same tool served
+plainly, cell by cell. The figures of every shape are printed (``-s``) for the report and the docs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from pydantic_lenient.hosts import PROFILES
+from tests.hosts.matrix import EXCEPTIONS, SHAPES, Cell, Tool, excused, figures, run, table, tools
+
+
+@pytest.fixture(scope="module")
+def matrix(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Cell], dict[str, Tool]]:
+    directory = tmp_path_factory.mktemp("host_matrix")
+    cells = run(directory)
+    print("\n" + table(cells))
+    return cells, {tool.name: tool for tool in tools(directory)}
+
+
+def test_the_matrix_covers_every_host_shape_and_tool(matrix: tuple[list[Cell], dict[str, Tool]]) -> None:
+    cells, by_name = matrix
+    assert {cell.host for cell in cells} == set(PROFILES)
+    assert {cell.shape for cell in cells} == set(SHAPES)
+    assert len(by_name) >= 45
+    forms = Counter(cell.form for cell in cells)
+    for form in ("native", "digits", '"false"', "JSON text", "null", '"null"', "unset", "out of range"):
+        assert forms[form] > 0, form
+
+
+def test_every_host_lists_every_tool_in_the_portable_shape(matrix: tuple[list[Cell], dict[str, Tool]]) -> None:
+    cells, _ = matrix
+    unlisted = sorted(
+        {
+            (cell.host, cell.tool, cell.detail)
+            for cell in cells
+            if cell.shape == "portable" and cell.verdict == "unlisted"
+        }
+    )
+    assert not unlisted
+
+
+def test_the_portable_shape_delivers_every_intended_value_but_the_listed_exceptions(
+    matrix: tuple[list[Cell], dict[str, Tool]],
+) -> None:
+    cells, by_name = matrix
+    portable = [cell for cell in cells if cell.shape == "portable"]
+    unexcused = [cell for cell in portable if cell.verdict != "right" and excused(cell, by_name[cell.tool]) is None]
+    assert not unexcused, unexcused[:10]
+    # Every exception is still needed: when the server closes a gap, its line goes.
+    used = {excused(cell, by_name[cell.tool]) for cell in portable if cell.verdict != "right"}
+    assert used == {exception.reason for exception in EXCEPTIONS}
+
+
+def test_no_host_does_worse_with_the_portable_shape_than_with_a_plain_server(
+    matrix: tuple[list[Cell], dict[str, Tool]],
+) -> None:
+    cells, _ = matrix
+    verdicts = {(cell.host, cell.shape, cell.tool, cell.form): cell for cell in cells}
+    worse = [
+        (cell, verdicts[(cell.host, "portable", cell.tool, cell.form)])
+        for cell in cells
+        if cell.shape == "plain" and cell.verdict == "right"
+        and verdicts[(cell.host, "portable", cell.tool, cell.form)].verdict != "right"
+    ]  # fmt: skip
+    assert not worse, worse[:10]
+    counts = figures(cells)
+    for host in PROFILES:
+        plain, portable = counts[(host, "plain")], counts[(host, "portable")]
+        assert portable["right"] >= plain["right"], host
+        assert portable["wrong"] <= plain["wrong"], host
+
+
+def test_the_current_default_does_worse_than_no_library_on_cursor_and_gemini_hosts(
+    matrix: tuple[list[Cell], dict[str, Tool]],
+) -> None:
+    """Issue 33's finding, measured: ``type-array`` breaks Cursor and every Gemini-backed host."""
+    cells, _ = matrix
+    counts = figures(cells)
+    for host in ("cursor", "gemini-cli", "copilot-cli+gemini", "vscode+gemini"):
+        assert counts[(host, "type-array")]["right"] < counts[(host, "plain")]["right"], host
+    for host in ("gemini-cli", "copilot-cli+gemini", "vscode+gemini"):
+        assert counts[(host, "type-array")]["listed"] < counts[(host, "plain")]["listed"], host
+
+
+def test_vs_code_turns_null_into_another_value_for_a_plain_server_but_not_in_the_portable_shape(
+    matrix: tuple[list[Cell], dict[str, Tool]],
+) -> None:
+    cells, _ = matrix
+    wrong = {
+        (cell.shape, cell.tool)
+        for cell in cells
+        if cell.host == "vscode" and cell.form == "null" and cell.verdict == "wrong"
+    }
+    assert ("plain", "shape.Optional[int]") in wrong  # null arrives as 0 (Ajv coerceTypes in anyOf)
+    assert not {tool for shape, tool in wrong if shape == "portable"}
+
+
+def test_the_profiles_cite_their_sources() -> None:
+    for host in PROFILES.values():
+        assert host.sources, host.name
+        module = __import__(type(host).__module__, fromlist=["__doc__"])
+        assert "Sources:" in (module.__doc__ or ""), host.name
