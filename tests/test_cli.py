@@ -482,7 +482,7 @@ def test_proxy_url_without_httpx2_is_one_line_naming_the_extra(
     assert error.count("\n") == 1
     assert "a remote upstream (--url) needs httpx2: pip install 'pydantic-lenient[proxy]'" in error
     from pydantic_lenient.proxy.stdio import serve
-    from pydantic_lenient.proxy.upstream import UpstreamSpec
+    from pydantic_lenient.proxy.transports import UpstreamSpec
 
     with pytest.raises(ImportError, match=r"needs httpx2"):
         asyncio.run(serve(UpstreamSpec(url="http://127.0.0.1:9/mcp")))

@@ -108,6 +108,7 @@ NEEDS_EXTRA = {
     "proxy.core": "jsonschema_rs",
     "proxy.child": "jsonschema_rs",
     "proxy.upstream": "jsonschema_rs",
+    "proxy.transports": "jsonschema_rs",
     "proxy.streams": "jsonschema_rs",
     "proxy.remote": "httpx2",
     "observe.otel": "opentelemetry",

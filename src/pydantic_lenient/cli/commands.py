@@ -221,7 +221,7 @@ def _proxy(arguments: argparse.Namespace) -> int:
     try:
         from pydantic_lenient.proxy.core import ProxyOptions
         from pydantic_lenient.proxy.stdio import run_proxy
-        from pydantic_lenient.proxy.upstream import UpstreamSpec, http_upstream
+        from pydantic_lenient.proxy.transports import UpstreamSpec, http_upstream
 
         if arguments.url is not None:
             http_upstream()  # its missing extra is one line before anything starts

@@ -18,7 +18,7 @@ if typing.TYPE_CHECKING:
     from .calls import ProxyStats
     from .core import ProxyOptions
     from .stdio import run_proxy, serve
-    from .upstream import UpstreamSpec
+    from .transports import UpstreamSpec
 
 __all__ = (
     "ProxyOptions",
@@ -31,7 +31,7 @@ __all__ = (
 _MODULE_OF: dict[str, str] = {
     "ProxyOptions": "core",
     "ProxyStats": "calls",
-    "UpstreamSpec": "upstream",
+    "UpstreamSpec": "transports",
     "run_proxy": "stdio",
     "serve": "stdio",
 }

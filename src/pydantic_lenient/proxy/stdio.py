@@ -25,7 +25,8 @@ from collections.abc import Callable
 
 from .core import Proxy, ProxyOptions
 from .streams import ClientError, Lines, client_input, client_output
-from .upstream import StartError, UpstreamSpec, open_upstream
+from .transports import UpstreamSpec, open_upstream
+from .upstream import StartError
 
 __all__ = ("run_proxy", "serve")
 

@@ -1,11 +1,11 @@
-"""How the proxy reaches its upstream server: the contract every upstream transport keeps, and the
-one function that picks the transport for an address.
+"""How the proxy reaches its upstream server: the contract every upstream transport keeps.
 
 An upstream transport is one module with one class that keeps `Upstream`: ``child`` (a stdio
 server started as a child process, `ChildUpstream`) and ``remote`` (a server over Streamable HTTP,
-`HttpUpstream`). It moves whole messages, as bytes, one per line, and knows nothing of what they
-say: the relay session (`pydantic_lenient.proxy.core`) decides that. Adding a transport means one
-new module keeping `Upstream`, and one branch in `open_upstream`.
+`HttpUpstream`); `pydantic_lenient.proxy.transports.open_upstream` picks one for an address. A
+transport moves whole messages, as bytes, one per line, and knows nothing of what they say: the
+relay session (`pydantic_lenient.proxy.core`) decides that. Adding a transport means one new module
+keeping `Upstream`, and one branch in `open_upstream`.
 
 The contract, both ways:
 
@@ -26,14 +26,9 @@ Standard library only: the session starts a child upstream before pydantic loads
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .remote import HttpUpstream
-
-__all__ = ("Peer", "StartError", "Upstream", "UpstreamSpec", "http_upstream", "open_upstream")
+__all__ = ("Peer", "StartError", "Upstream")
 
 
 class StartError(Exception):
@@ -80,49 +75,3 @@ class Upstream(Protocol):
 
     async def stop(self) -> None:
         """End the session with the upstream (every message sent before has been handed on)."""
-
-
-@dataclass(frozen=True)
-class UpstreamSpec:
-    """Where the upstream is: a ``command`` to start as a child process speaking MCP's stdio, or a
-    ``url`` to reach over Streamable HTTP, sent ``headers`` (for auth) with each request.
-
-    >>> UpstreamSpec(("python", "server.py")).command
-    ('python', 'server.py')
-    >>> UpstreamSpec(url="https://example.com/mcp", headers=(("authorization", "Bearer x"),)).url
-    'https://example.com/mcp'
-    """
-
-    command: Sequence[str] = ()
-    url: str | None = None
-    headers: Sequence[tuple[str, str]] = ()
-
-    def __post_init__(self) -> None:
-        if bool(self.command) == (self.url is not None):
-            raise ValueError("give an upstream command or a url, not both")
-        if self.headers and self.url is None:
-            raise ValueError("headers go to a url, not to a command")
-        object.__setattr__(self, "command", tuple(self.command))
-        object.__setattr__(self, "headers", tuple(self.headers))
-
-
-def open_upstream(spec: UpstreamSpec) -> Upstream:
-    """The upstream ``spec`` names, not started yet: the one place that picks a transport."""
-    if spec.url is not None:
-        return http_upstream()(spec.url, spec.headers)
-    from .child import ChildUpstream  # the standard library only: it starts before pydantic loads
-
-    return ChildUpstream(spec.command)
-
-
-def http_upstream() -> type[HttpUpstream]:
-    """The remote upstream's class, or an ImportError that says what to install: it needs httpx2
-    (the ``proxy`` extra), and a stdio upstream does not."""
-    try:
-        from .remote import HttpUpstream
-    except ImportError as error:
-        raise ImportError(
-            "a remote upstream (--url) needs httpx2: pip install 'pydantic-lenient[proxy]'"
-            f" (in a clone: pip install -e '.[proxy]') ({error})"
-        ) from None
-    return HttpUpstream
