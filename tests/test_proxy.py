@@ -662,7 +662,7 @@ def test_no_header_value_or_url_query_reaches_a_log_record(sdk_app: Remote, capl
 
     async def session() -> list[dict[str, Any]]:
         url = f"{sdk_app.url}?key={QUERY_SECRET}"
-        proxy = Proxy(HttpUpstream(url, sdk_app.headers), ProxyOptions())
+        proxy = Proxy(HttpUpstream(url, sdk_app.headers), ProxyOptions(), host_transport="pipe")
         collected = Collected()
         proxy.client_out = collected  # type: ignore[assignment]
         await proxy.upstream.start()

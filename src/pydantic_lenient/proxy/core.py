@@ -105,7 +105,7 @@ class Proxy:
     A corrupt ``outcomes.json`` in ``options.log_dir`` raises
     `pydantic_lenient.observe.logdir.LogDirError` here, before anything starts."""
 
-    def __init__(self, upstream: Upstream, options: ProxyOptions, *, host_transport: str = "pipe") -> None:
+    def __init__(self, upstream: Upstream, options: ProxyOptions, *, host_transport: str) -> None:
         from .calls import ProxyStats
         from .relay import _Relay
 
