@@ -389,3 +389,42 @@ def test_a_repair_stats_save_that_fails_keeps_its_calls_and_writes_over_nothing(
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert saved["by_tool"]["search"] == {"calls": 1, "repaired": 0, "invalid": 1}  # the file had lost the first
     assert saved["recent_repairs"] == []
+
+
+_PROXY_CALL = st.tuples(
+    st.integers(0, 1),  # which proxy counts it
+    st.sampled_from(["search", "edit_file", "\ud800"]),  # a lone surrogate is a name too
+    st.booleans(),  # repaired
+    st.booleans(),  # valid
+    st.booleans(),  # that proxy saves after it
+)
+
+
+@given(calls=st.lists(_PROXY_CALL, max_size=40))
+@settings(max_examples=60, deadline=None)
+def test_two_proxies_saving_in_any_order_add_up_to_every_call_counted(
+    tmp_path_factory: pytest.TempPathFactory, calls: list[tuple[int, str, bool, bool, bool]]
+) -> None:
+    """For every interleaving of counts and saves of two proxies sharing ``repair-stats.json``,
+    the file ends holding each call exactly once."""
+    from pydantic_lenient.proxy.calls import ProxyStats
+
+    path = tmp_path_factory.mktemp("logs") / "repair-stats.json"
+    proxies = [ProxyStats(), ProxyStats()]
+    expected: dict[str, Counter[str]] = {}
+    for which, tool, repaired, valid, save in calls:
+        proxies[which].count(tool, [{"kind": "string_to_number"}] if repaired else [], valid)
+        counts = expected.setdefault(tool, Counter())
+        counts["calls"] += 1
+        counts["repaired"] += repaired and valid
+        counts["invalid"] += not valid
+        if save:
+            proxies[which].save(path)
+    for stats in proxies:
+        stats.save(path)
+    saved = json.loads(path.read_text(encoding="ascii"))
+    assert saved["by_tool"] == {
+        tool: {key: counts[key] for key in ("calls", "repaired", "invalid")} for tool, counts in expected.items()
+    }
+    assert saved["total_calls"] == len(calls)
+    assert len(saved["recent_repairs"]) == min(50, sum(repaired and valid for _, _, repaired, valid, _ in calls))
