@@ -482,9 +482,10 @@ def test_proxy_url_without_httpx2_is_one_line_naming_the_extra(
     assert error.count("\n") == 1
     assert "a remote upstream (--url) needs httpx2: pip install 'pydantic-lenient[proxy]'" in error
     from pydantic_lenient.proxy.stdio import serve
+    from pydantic_lenient.proxy.transports import UpstreamSpec
 
     with pytest.raises(ImportError, match=r"needs httpx2"):
-        asyncio.run(serve(url="http://127.0.0.1:9/mcp"))
+        asyncio.run(serve(UpstreamSpec(url="http://127.0.0.1:9/mcp")))
 
 
 def test_the_commands_offer_every_style_and_target() -> None:

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pydantic_lenient._files import write_json_atomically
 from pydantic_lenient.normalizer.engine import Normalizer
-from pydantic_lenient.normalizer.stats import StatsFileError, described, load_stats, write_json_atomically
+from pydantic_lenient.normalizer.stats import StatsFileError, described, load_stats
 
 ALIAS = {"id": "r", "tools": ["t"], "type": "param_alias", "from": "old_str", "to": "old_text"}
 VALID: dict[str, Any] = {

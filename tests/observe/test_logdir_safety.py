@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from pydantic_lenient import Normalizer
+from pydantic_lenient._files import write_json_atomically
 from pydantic_lenient.cli.main import main
-from pydantic_lenient.normalizer.stats import StatsFileError, load_stats, write_json_atomically
+from pydantic_lenient.normalizer.stats import StatsFileError, load_stats
 from pydantic_lenient.observe.auditlog import AuditLog, read_audit_log
 from pydantic_lenient.observe.logdir import LogDirError
 from pydantic_lenient.observe.recorder import OutcomeRecorder

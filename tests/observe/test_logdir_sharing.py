@@ -93,6 +93,60 @@ def test_replicas_sharing_a_log_directory_lose_no_count(tmp_path: Path) -> None:
     assert len(stats["recent_normalizations"]) == Normalizer.recent_limit
 
 
+# One proxy: it counts ``calls`` calls into its repair stats, its recorder and its normalizer, and
+# saves all three files into the shared directory every few calls, as its autosave does.
+_PROXY_WRITER = """
+import json, sys, time
+from pathlib import Path
+from pydantic_lenient import Normalizer
+from pydantic_lenient.observe.recorder import OutcomeRecorder
+from pydantic_lenient.proxy.calls import REPAIR_STATS_FILE, ProxyStats
+
+logs, calls, start = Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+normalizer = Normalizer([json.loads(sys.argv[4])])
+recorder = OutcomeRecorder(logs, normalizer=normalizer, flush_every=3600, save_every=3600)
+stats = ProxyStats()
+time.sleep(max(0.0, start - time.time()))  # both writers begin together
+for number in range(calls):
+    normalizer.apply("edit_file", {"old_str": "a"})
+    stats.count("edit_file", [{"kind": "string_to_number"}] if number % 2 else [], valid=number % 5 != 0)
+    recorder.record("edit_file", "ok", 1.0)
+    if number % 7 == 0:
+        stats.save(logs / REPAIR_STATS_FILE)
+        recorder.save()
+stats.save(logs / REPAIR_STATS_FILE)
+recorder.close()
+"""
+
+
+@POSIX
+def test_two_proxies_saving_all_three_files_into_one_directory_lose_no_count(tmp_path: Path) -> None:
+    """``repair-stats.json``, ``outcomes.json`` and ``normalizer_stats.json``, each saved by two
+    processes at once under the one file writer: every count of both is there."""
+    writers, calls = 2, 400
+    start = time.time() + 3  # time for both to import
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", _PROXY_WRITER, str(tmp_path), str(calls), str(start), json.dumps(ALIAS)],
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        )
+        for _ in range(writers)
+    ]
+    for process in processes:
+        assert process.wait(timeout=300) == 0
+    repairs = json.loads((tmp_path / "repair-stats.json").read_text(encoding="utf-8"))
+    invalid_each = len(range(0, calls, 5))
+    repaired_each = len([number for number in range(calls) if number % 2 and number % 5])
+    expected = {"calls": writers * calls, "repaired": writers * repaired_each, "invalid": writers * invalid_each}
+    assert repairs["by_tool"] == {"edit_file": expected}
+    assert (repairs["total_calls"], repairs["total_repaired"], repairs["total_invalid"]) == tuple(expected.values())
+    assert len(repairs["recent_repairs"]) == 50
+    assert load_outcomes(tmp_path).tools[0].ok == writers * calls
+    stats = load_stats(tmp_path / "normalizer_stats.json")
+    assert stats["total_processed"] == stats["total_normalized"] == writers * calls
+    assert not list(tmp_path.glob("*.tmp")), "no temporary file left"
+
+
 def test_recorders_saving_in_turn_into_one_directory_add_up(tmp_path: Path) -> None:
     normalizers = [Normalizer([ALIAS]), Normalizer([ALIAS])]
     recorders = [OutcomeRecorder(tmp_path, normalizer=normalizer, flush_every=3600) for normalizer in normalizers]
@@ -315,3 +369,62 @@ def test_a_rules_file_reached_through_a_symlink_loads(tmp_path: Path) -> None:
     (tmp_path / "rules.json").symlink_to(tmp_path / "data.json")
     normalizer = Normalizer.from_file(tmp_path / "rules.json")
     assert normalizer.apply("edit_file", {"old_str": "a"}).arguments == {"old_text": "a"}
+
+
+def test_a_repair_stats_save_that_fails_keeps_its_calls_and_writes_over_nothing(tmp_path: Path) -> None:
+    from pydantic_lenient.proxy.calls import ProxyStats
+
+    path = tmp_path / "repair-stats.json"
+    stats = ProxyStats()
+    stats.count("search", [{"kind": "string_to_number"}], valid=True)
+    stats.save(path)
+    stats.count("search", [], valid=False)
+    path.write_text('{"by_tool": {"search": {"calls": -1}}}', encoding="utf-8")  # another writer's bug
+    with pytest.raises(ValueError, match="not a repair stats file"):
+        stats.save(path)
+    assert path.read_text(encoding="utf-8") == '{"by_tool": {"search": {"calls": -1}}}'  # never written over
+    assert stats.snapshot()["by_tool"]["search"] == {"calls": 2, "repaired": 1, "invalid": 1}
+    path.unlink()
+    stats.save(path)
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert saved["by_tool"]["search"] == {"calls": 1, "repaired": 0, "invalid": 1}  # the file had lost the first
+    assert saved["recent_repairs"] == []
+
+
+_PROXY_CALL = st.tuples(
+    st.integers(0, 1),  # which proxy counts it
+    st.sampled_from(["search", "edit_file", "\ud800"]),  # a lone surrogate is a name too
+    st.booleans(),  # repaired
+    st.booleans(),  # valid
+    st.booleans(),  # that proxy saves after it
+)
+
+
+@given(calls=st.lists(_PROXY_CALL, max_size=40))
+@settings(max_examples=60, deadline=None)
+def test_two_proxies_saving_in_any_order_add_up_to_every_call_counted(
+    tmp_path_factory: pytest.TempPathFactory, calls: list[tuple[int, str, bool, bool, bool]]
+) -> None:
+    """For every interleaving of counts and saves of two proxies sharing ``repair-stats.json``,
+    the file ends holding each call exactly once."""
+    from pydantic_lenient.proxy.calls import ProxyStats
+
+    path = tmp_path_factory.mktemp("logs") / "repair-stats.json"
+    proxies = [ProxyStats(), ProxyStats()]
+    expected: dict[str, Counter[str]] = {}
+    for which, tool, repaired, valid, save in calls:
+        proxies[which].count(tool, [{"kind": "string_to_number"}] if repaired else [], valid)
+        counts = expected.setdefault(tool, Counter())
+        counts["calls"] += 1
+        counts["repaired"] += repaired and valid
+        counts["invalid"] += not valid
+        if save:
+            proxies[which].save(path)
+    for stats in proxies:
+        stats.save(path)
+    saved = json.loads(path.read_text(encoding="ascii"))
+    assert saved["by_tool"] == {
+        tool: {key: counts[key] for key in ("calls", "repaired", "invalid")} for tool, counts in expected.items()
+    }
+    assert saved["total_calls"] == len(calls)
+    assert len(saved["recent_repairs"]) == min(50, sum(repaired and valid for _, _, repaired, valid, _ in calls))

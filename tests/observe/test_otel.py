@@ -25,7 +25,14 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
 
-from pydantic_lenient.observe.otel import OTHER, LenientTelemetry, ProxyTracer  # noqa: E402
+from pydantic_lenient.observe.otel import (  # noqa: E402
+    OTHER,
+    PIPE,
+    TCP,
+    LenientTelemetry,
+    ProxyTracer,
+    tool_call_attributes,
+)
 
 SECRET = "9\u0661\u0662 secret-value"  # a raw value that must never reach telemetry
 TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
@@ -86,9 +93,9 @@ RULES = Normalizer.from_json(
 )
 
 
-def _relay(exported: Exported) -> Any:
+def _relay(exported: Exported, tracer: ProxyTracer | None = None) -> Any:
     relay_module = require("pydantic_lenient.proxy.relay")
-    relay = relay_module._Relay("type-array", RULES, None, None, ProxyTracer(exported.telemetry))
+    relay = relay_module._Relay("type-array", RULES, None, None, tracer or ProxyTracer(exported.telemetry))
     listing = {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "search", "inputSchema": SCHEMA}]}}
     relay.from_client(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n')
     relay.from_upstream(json.dumps(listing).encode())
@@ -164,6 +171,63 @@ def test_a_proxied_call_is_a_server_span_and_a_client_span_continuing_the_hosts_
     }
     assert exported.units()["mcp.server.operation.duration"] == "s"
     _no_raw_values([client, server], exported)
+
+
+@pytest.mark.parametrize(("host", "upstream"), [(PIPE, TCP), (PIPE, PIPE), (TCP, TCP)])
+def test_each_span_says_the_transport_of_its_own_side(host: str, upstream: str) -> None:
+    """``network.transport``: the server span's is the host side's, the client span's the upstream
+    transport's (``tcp`` to an upstream over Streamable HTTP, ``pipe`` to a child process)."""
+    exported = Exported()
+    relay = _relay(exported, ProxyTracer(exported.telemetry, host_transport=host, upstream_transport=upstream))
+    _call(relay, 5, "search", {"limit": 1})
+    relay.from_upstream(b'{"jsonrpc":"2.0","id":5,"result":{"content":[]}}')
+    client, server = exported.spans.get_finished_spans()
+    assert (client.kind, server.kind) == (SpanKind.CLIENT, SpanKind.SERVER)
+    assert dict(client.attributes or {})["network.transport"] == upstream
+    assert dict(server.attributes or {})["network.transport"] == host
+    # Apart from the transport (and the status, known at the end), both spans carry the one set of attributes.
+    expected = tool_call_attributes("search", request_id=5)
+    assert {
+        key: value for key, value in dict(client.attributes or {}).items() if key != "network.transport"
+    } == expected
+    server_rest = {key: value for key, value in dict(server.attributes or {}).items() if key != "network.transport"}
+    assert server_rest == {**expected, "pydantic_lenient.call.status": "ok"}
+
+
+@given(
+    tool=st.text(min_size=1, max_size=20),
+    request_id=st.one_of(st.none(), st.integers(), st.text(max_size=10)),
+    transport=st.sampled_from([None, PIPE, TCP]),
+    version=st.one_of(st.none(), st.just(""), st.just("2025-06-18")),
+    status=st.sampled_from([None, "ok", "refused", "error"]),
+    error_type=st.sampled_from([None, "tool_error", "-32602"]),
+)
+@settings(max_examples=200, deadline=None)
+def test_tool_call_attributes_hold_what_was_given_and_nothing_else(
+    tool: str,
+    request_id: Any,
+    transport: Optional[str],
+    version: Optional[str],
+    status: Optional[str],
+    error_type: Optional[str],
+) -> None:
+    attributes = tool_call_attributes(
+        tool, request_id=request_id, transport=transport, protocol_version=version, status=status, error_type=error_type
+    )
+    given_ones = {
+        "jsonrpc.request.id": None if request_id is None else str(request_id),
+        "network.transport": transport,
+        "mcp.protocol.version": version or None,
+        "pydantic_lenient.call.status": status,
+        "error.type": error_type,
+    }
+    assert attributes == {
+        "mcp.method.name": "tools/call",
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": tool,
+        **{key: value for key, value in given_ones.items() if value is not None},
+    }
+    assert all(isinstance(value, str) for value in attributes.values())  # OpenTelemetry attribute values
 
 
 def test_a_refused_call_names_its_fields_and_its_unknown_arguments_never_their_values() -> None:

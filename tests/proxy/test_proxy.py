@@ -627,8 +627,8 @@ def test_no_header_value_or_url_query_reaches_the_proxys_stderr(sdk_app: Remote,
 def test_no_header_value_or_url_query_reaches_a_log_record(sdk_app: Remote, caplog: pytest.LogCaptureFixture) -> None:
     """The proxy in process, every logger at DEBUG (httpx2's and httpcore's too): no record holds the
     token or the URL's query, while the session works."""
+    from pydantic_lenient.proxy.core import Proxy, ProxyOptions
     from pydantic_lenient.proxy.remote import HttpUpstream
-    from pydantic_lenient.proxy.stdio import _Options, _Proxy
 
     class Collected:
         def __init__(self) -> None:
@@ -662,16 +662,7 @@ def test_no_header_value_or_url_query_reaches_a_log_record(sdk_app: Remote, capl
 
     async def session() -> list[dict[str, Any]]:
         url = f"{sdk_app.url}?key={QUERY_SECRET}"
-        options = _Options(
-            upstream=lambda proxy: HttpUpstream(proxy, url, sdk_app.headers),
-            style="type-array",
-            normalizer=None,
-            log_dir=None,
-            ping_interval=30,
-            ping_timeout=30,
-            save_every=60,
-        )
-        proxy = _Proxy(options)
+        proxy = Proxy(HttpUpstream(url, sdk_app.headers), ProxyOptions(), host_transport="pipe")
         collected = Collected()
         proxy.client_out = collected  # type: ignore[assignment]
         await proxy.upstream.start()

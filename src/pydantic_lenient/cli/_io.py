@@ -113,7 +113,7 @@ def read_json_file(path: str) -> Any:
     """The JSON document in the file the user named: a regular file (a symlink to one is
     followed) of at most `MAX_JSON_FILE_BYTES`; a FIFO, a device or a directory is refused
     unread, so nothing hangs or fills memory."""
-    from pydantic_lenient.normalizer.stats import read_regular_file
+    from pydantic_lenient._files import read_regular_file
 
     try:
         text = read_regular_file(path, MAX_JSON_FILE_BYTES, follow_symlinks=True).decode("utf-8")

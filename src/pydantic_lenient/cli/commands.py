@@ -219,7 +219,9 @@ def _proxy(arguments: argparse.Namespace) -> int:
 
     normalizer = None
     try:
-        from pydantic_lenient.proxy.stdio import http_upstream, run_proxy
+        from pydantic_lenient.proxy.core import ProxyOptions
+        from pydantic_lenient.proxy.stdio import run_proxy
+        from pydantic_lenient.proxy.transports import UpstreamSpec, http_upstream
 
         if arguments.url is not None:
             http_upstream()  # its missing extra is one line before anything starts
@@ -249,10 +251,8 @@ def _proxy(arguments: argparse.Namespace) -> int:
         headers.append((name.strip(), value.strip()))
     setup = _telemetry()
     try:
-        return run_proxy(
-            arguments.upstream,
-            url=arguments.url,
-            headers=headers,
+        upstream = UpstreamSpec(arguments.upstream, url=arguments.url, headers=headers)
+        options = ProxyOptions(
             style=arguments.style,
             normalizer=normalizer,
             log_dir=arguments.log_dir,
@@ -261,6 +261,7 @@ def _proxy(arguments: argparse.Namespace) -> int:
             ping_timeout=arguments.ping_timeout,
             telemetry=setup.telemetry if setup is not None else None,
         )
+        return run_proxy(upstream, options)
     except LogDirError as error:  # a corrupt outcomes file (the upstream is stopped again)
         raise CommandError(str(error)) from None
     finally:

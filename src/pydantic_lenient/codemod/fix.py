@@ -38,7 +38,6 @@ import inspect
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +49,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper
 from pydantic import BaseModel
 
+from pydantic_lenient._files import write_atomically
 from pydantic_lenient.schema.catalog import (
     is_fastmcp_server,
     is_official_sdk_server,
@@ -112,7 +112,7 @@ def fix_file(path: str | Path, *, write: bool = True, follow_symlinks: bool = Fa
     module = cst.parse_module(source)
     fixed_module, result = _fix_module(module, tools, filename=str(location))
     if write and result.fixed != result.original:
-        _replace_atomically(location, fixed_module.bytes)
+        write_atomically(location, fixed_module.bytes, mode=stat.S_IMODE(location.stat().st_mode))  # keeps its mode
     return result
 
 
@@ -155,22 +155,6 @@ def _defined_in(tool: Any, filename: str) -> bool:
     else:
         defined = getattr(getattr(tool, "__code__", None), "co_filename", None)
     return defined is not None and os.path.isfile(defined) and os.path.samefile(defined, filename)
-
-
-def _replace_atomically(location: Path, data: bytes) -> None:
-    """Write ``data`` to a new file beside ``location`` and rename it over it, keeping its mode."""
-    mode = stat.S_IMODE(location.stat().st_mode)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{location.name}.", suffix=".tmp", dir=location.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, location)
-    except BaseException:
-        os.unlink(temporary)
-        raise
 
 
 def _tool_sources(tools: Any) -> Iterator[Any]:

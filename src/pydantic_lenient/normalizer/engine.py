@@ -25,10 +25,12 @@ from typing import Any, ClassVar, TypeVar, cast
 
 from pydantic import BaseModel, model_validator
 
+from pydantic_lenient._files import read_regular_file, write_json_atomically
+
 from ._json import load_json_exactly
 from .appliers import Change, ConflictPolicy, NormalizationConflict, RuleApplier, applier_for
 from .rules import RULE_TYPES, Rule, RuleError, describe_rule
-from .stats import OTHER_TOOLS, CallCounter, StatsFileError, load_stats, read_regular_file, write_json_atomically
+from .stats import OTHER_TOOLS, CallCounter, StatsFileError, load_stats
 
 __all__ = (
     "BUILTIN_RULES",

@@ -9,27 +9,20 @@ the file's lock (`locked`), reads what the file holds now, adds only the calls t
 since its last save (`merge_stats`), and writes the sum, so no process's counts are lost.
 
 `load_stats` reads a stats file and validates its whole shape (`StatsSnapshot`), failing with one
-`StatsFileError` that names the file; `write_json_atomically` writes any JSON document so that a
-reader never sees half of it, through no symlink; `read_regular_file` reads a regular file of at
-most a given size and nothing else (no FIFO, device or symlink); `locked` holds a file's lock
-between processes. All four are meant for any code that keeps stats in a log directory.
+`StatsFileError` that names the file. Reading, locking and writing the file are
+`pydantic_lenient._files`'s, the one writer of every file the library saves.
 """
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import functools
 import itertools
 import json
 import os
-import stat
-import sys
-import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
@@ -37,10 +30,9 @@ from typing import Annotated, Any, NamedTuple
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import NotRequired, TypedDict  # pydantic needs this TypedDict before 3.12
 
-from .appliers import Change
+from pydantic_lenient._files import locked, read_regular_file, write_json_atomically
 
-if sys.platform != "win32":
-    import fcntl
+from .appliers import Change
 
 __all__ = (
     "FOLD_EVERY",
@@ -56,11 +48,8 @@ __all__ = (
     "ToolCounts",
     "described",
     "load_stats",
-    "locked",
     "merge_stats",
-    "read_regular_file",
     "timestamp",
-    "write_json_atomically",
 )
 
 OTHER_TOOLS = "<other tools>"
@@ -176,32 +165,6 @@ def load_stats(path: str | os.PathLike[str]) -> StatsSnapshot:
     return stats
 
 
-# Opening never waits (a FIFO would block until a writer came) and never follows a final symlink.
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | getattr(os, "O_BINARY", 0)
-_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-
-
-def read_regular_file(path: str | os.PathLike[str], max_bytes: int, *, follow_symlinks: bool = False) -> bytes:
-    """The bytes of ``path``, a regular file of at most ``max_bytes`` bytes.
-
-    Raises ``OSError`` when it cannot be opened (``FileNotFoundError`` when it does not exist, and
-    a symlink is refused unless ``follow_symlinks``: a file the user named, such as a rules file
-    mounted from a Kubernetes ConfigMap, may be one), and ``ValueError`` saying why for a FIFO, a
-    device, a directory or a file that is too large: nothing is read from those, so nothing hangs
-    or fills memory.
-    """
-    handle = os.open(path, _READ_FLAGS & ~_NOFOLLOW if follow_symlinks else _READ_FLAGS)
-    if not stat.S_ISREG(os.fstat(handle).st_mode):
-        os.close(handle)
-        raise ValueError("not a regular file (a FIFO, a device or a directory); it was not read")
-    with os.fdopen(handle, "rb") as file:
-        data = file.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise ValueError(f"larger than {max_bytes} bytes; it was not read")
-    return data
-
-
 def _inconsistency(stats: StatsSnapshot) -> str | None:
     if stats["total_normalized"] > stats["total_processed"]:
         return "total_normalized is larger than total_processed"
@@ -212,48 +175,6 @@ def _inconsistency(stats: StatsSnapshot) -> str | None:
         if hits["rule_id"] != key:
             return f"by_rule.{key}: rule_id is {hits['rule_id']!r}"
     return None
-
-
-def write_json_atomically(path: str | os.PathLike[str], document: Any) -> Path:
-    """Write ``document`` as JSON to ``path``: a temporary file beside it, flushed, then renamed
-    over it, so a reader sees the old file or the new one, never half of one. ASCII-escaped, so
-    even a lone surrogate in a value is written as valid JSON text."""
-    target = Path(path)
-    text = json.dumps(document, ensure_ascii=True, allow_nan=False, indent=2)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="ascii") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
-
-
-@contextlib.contextmanager
-def locked(path: str | os.PathLike[str]) -> Iterator[None]:
-    """Hold the lock of ``path`` against other processes (and other threads' calls) until the block ends.
-
-    The lock is a separate file beside it, ``.NAME.lock``, since ``path`` itself is replaced by
-    every atomic write; it is opened through no symlink. Where there is no ``flock`` (Windows),
-    nothing is held, as for the audit log.
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = target.with_name(f".{target.name}.lock")
-    handle = os.open(lock_path, _LOCK_FLAGS, 0o600)
-    try:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(lock_path))
-        if sys.platform != "win32":
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(handle)  # and with it the lock
 
 
 def merge_stats(first: StatsSnapshot, second: StatsSnapshot, recent_limit: int) -> StatsSnapshot:

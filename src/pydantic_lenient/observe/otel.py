@@ -43,7 +43,16 @@ from .failures import FieldFailure, field_failures
 from .outcomes import CallOutcome
 from .shapes import clean_name
 
-__all__ = ("CONVENTIONS_VERSION", "DURATION_BUCKETS", "OTHER", "LenientTelemetry", "ProxyTracer")
+__all__ = (
+    "CONVENTIONS_VERSION",
+    "DURATION_BUCKETS",
+    "OTHER",
+    "PIPE",
+    "TCP",
+    "LenientTelemetry",
+    "ProxyTracer",
+    "tool_call_attributes",
+)
 
 CONVENTIONS_VERSION = "1.44.0"
 """The OpenTelemetry semantic conventions followed (GenAI and MCP pages, status Development)."""
@@ -83,6 +92,47 @@ _ARGUMENT = "pydantic_lenient.argument.name"
 _UNKNOWN_ERRORS = frozenset({"unknown_parameter", "extra_forbidden"})
 
 _OPEN_CALLS_LIMIT = 10_000  # proxy calls awaiting an answer, as the relay bounds its own
+
+PIPE = "pipe"
+"""``network.transport`` for a pipe: a stdio host or a child process upstream."""
+
+TCP = "tcp"
+"""``network.transport`` for a connection over the network: an upstream over Streamable HTTP."""
+
+
+def tool_call_attributes(
+    tool: str,
+    *,
+    request_id: Any = None,
+    transport: str | None = None,
+    protocol_version: str | None = None,
+    status: str | None = None,
+    error_type: str | None = None,
+    rpc_status: str | None = None,
+) -> dict[str, Any]:
+    """The attributes of a ``tools/call`` span or of its metrics, in the conventions' names: the
+    method, the operation and ``tool`` always, each other one only when given. ``transport``: the
+    ``network.transport`` of the side the span (or metric) measures, told by whoever knows it: the
+    host side for a server span, the upstream transport for a client span.
+
+    >>> tool_call_attributes("search", request_id=7, transport=TCP)
+    {'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', \
+'jsonrpc.request.id': '7', 'network.transport': 'tcp'}
+    """
+    attributes: dict[str, Any] = {_METHOD: _TOOLS_CALL, _OPERATION: _EXECUTE_TOOL, _TOOL: tool}
+    if request_id is not None:
+        attributes[_REQUEST_ID] = str(request_id)
+    if transport is not None:
+        attributes[_TRANSPORT] = transport
+    if protocol_version:
+        attributes[_PROTOCOL_VERSION] = protocol_version
+    if status is not None:
+        attributes[_STATUS] = status
+    if error_type is not None:
+        attributes[_ERROR_TYPE] = error_type
+    if rpc_status is not None:
+        attributes[_RPC_STATUS] = rpc_status
+    return attributes
 
 
 class _BoundedNames:
@@ -185,7 +235,7 @@ class LenientTelemetry:
                 _span_name(outcome.tool, known_tool),
                 kind=SpanKind.SERVER,
                 start_time=started,
-                attributes={_METHOD: _TOOLS_CALL, _OPERATION: _EXECUTE_TOOL, _TOOL: clean_name(outcome.tool)},
+                attributes=tool_call_attributes(clean_name(outcome.tool)),
             )
         tool = self._tool(outcome.tool, known_tool)
         span.set_attribute(_STATUS, outcome.status)
@@ -201,9 +251,8 @@ class LenientTelemetry:
                 span.set_attribute(_ERROR_TYPE, _TOOL_ERROR)
                 span.set_status(StatusCode.ERROR)
             span.end()
-        attributes = {_METHOD: _TOOLS_CALL, _OPERATION: _EXECUTE_TOOL, _TOOL: tool, _STATUS: outcome.status}
-        if outcome.status != "ok":
-            attributes[_ERROR_TYPE] = _TOOL_ERROR
+        error_type = _TOOL_ERROR if outcome.status != "ok" else None
+        attributes = tool_call_attributes(tool, status=outcome.status, error_type=error_type)
         self.server_duration.record(outcome.duration_ms / 1000, attributes)
 
     # ---- shared by both ways in
@@ -251,11 +300,22 @@ class _ProxyCall:
 class ProxyTracer:
     """One proxy session's ``tools/call`` spans: the relay tells it of each call (`request`), of
     what it changed (`normalized`, `repaired`), of why it refused (`refused`), and of the answer
-    (`answered`)."""
+    (`answered`). ``host_transport`` and ``upstream_transport``: the ``network.transport`` of the
+    server span (the host's side) and of the client span (the upstream's), as each side's
+    transport says (`PIPE`, `TCP`)."""
 
-    def __init__(self, telemetry: LenientTelemetry, *, protocol_version: str | None = None) -> None:
+    def __init__(
+        self,
+        telemetry: LenientTelemetry,
+        *,
+        protocol_version: str | None = None,
+        host_transport: str = PIPE,
+        upstream_transport: str = PIPE,
+    ) -> None:
         self.telemetry = telemetry
         self.protocol_version = protocol_version
+        self.host_transport = host_transport
+        self.upstream_transport = upstream_transport
         self.known_tools: set[str] = set()
         self._calls: dict[Any, _ProxyCall] = {}
 
@@ -272,25 +332,27 @@ class ProxyTracer:
         meta = params.get("_meta")
         parent: Context | None = propagate.extract(meta) if isinstance(meta, Mapping) else None
         known_tool = tool in self.known_tools
-        attributes: dict[str, Any] = {
-            _METHOD: _TOOLS_CALL,
-            _OPERATION: _EXECUTE_TOOL,
-            _TOOL: clean_name(tool),
-            _REQUEST_ID: str(request_id),
-            _TRANSPORT: "pipe",
-        }
-        if self.protocol_version:
-            attributes[_PROTOCOL_VERSION] = self.protocol_version
         tracer = self.telemetry.tracer
         name = _span_name(tool, known_tool)
-        server = tracer.start_span(name, parent, kind=SpanKind.SERVER, attributes=attributes)
-        client = tracer.start_span(name, trace.set_span_in_context(server), kind=SpanKind.CLIENT, attributes=attributes)
+        server = tracer.start_span(name, parent, kind=SpanKind.SERVER, attributes=self._attributes(tool, request_id))
+        client = tracer.start_span(
+            name,
+            trace.set_span_in_context(server),
+            kind=SpanKind.CLIENT,
+            attributes=self._attributes(tool, request_id, upstream=True),
+        )
         if len(self._calls) >= _OPEN_CALLS_LIMIT:
             self._end(self._calls.pop(next(iter(self._calls))), None)
         self._calls[request_id] = _ProxyCall(server, client, tool, known_tool)
         carrier: dict[str, Any] = {key: value for key, value in (meta or {}).items() if key not in _TRACE_KEYS}
         propagate.inject(carrier, trace.set_span_in_context(client))
         return {**params, "_meta": carrier}
+
+    def _attributes(self, tool: str, request_id: Any, *, upstream: bool = False) -> dict[str, Any]:
+        transport = self.upstream_transport if upstream else self.host_transport
+        return tool_call_attributes(
+            clean_name(tool), request_id=request_id, transport=transport, protocol_version=self.protocol_version
+        )
 
     def normalized(self, request_id: Any, applied: Iterable[Mapping[str, Any]]) -> None:
         call = self._calls.get(request_id)
@@ -320,36 +382,34 @@ class ProxyTracer:
             self._end(call, message, status)
 
     def _end(self, call: _ProxyCall, message: Mapping[str, Any] | None, status: str | None = None) -> None:
-        attributes: dict[str, Any] = {
-            _METHOD: _TOOLS_CALL,
-            _OPERATION: _EXECUTE_TOOL,
-            _TOOL: self.telemetry._tool(call.tool, call.known_tool),
-        }
-        if self.protocol_version:
-            attributes[_PROTOCOL_VERSION] = self.protocol_version
         error = message.get("error") if message is not None else None
         result = message.get("result") if message is not None else None
-        description = None
+        error_type = rpc_status = description = None
         if isinstance(error, Mapping):
-            code = str(error.get("code"))
-            attributes[_ERROR_TYPE] = attributes[_RPC_STATUS] = code
+            error_type = rpc_status = str(error.get("code"))
             message_text = error.get("message")
             description = message_text if isinstance(message_text, str) else None
         elif message is None:
-            attributes[_ERROR_TYPE] = "unanswered"
+            error_type = "unanswered"
         elif isinstance(result, Mapping) and result.get("isError") is True:
-            attributes[_ERROR_TYPE] = _TOOL_ERROR
-        outcome = status or ("ok" if _ERROR_TYPE not in attributes else "error")
+            error_type = _TOOL_ERROR
+        outcome = status or ("ok" if error_type is None else "error")
         seconds = time.perf_counter() - call.started
+        ended = tool_call_attributes(
+            self.telemetry._tool(call.tool, call.known_tool),
+            protocol_version=self.protocol_version,
+            error_type=error_type,
+            rpc_status=rpc_status,
+        )
         for span in (call.client, call.server):
-            span.set_attributes({key: attributes[key] for key in (_ERROR_TYPE, _RPC_STATUS) if key in attributes})
-            if _ERROR_TYPE in attributes:
+            span.set_attributes({key: ended[key] for key in (_ERROR_TYPE, _RPC_STATUS) if key in ended})
+            if error_type is not None:
                 span.set_status(StatusCode.ERROR, description)
         call.server.set_attribute(_STATUS, outcome)
         call.client.end()
         call.server.end()
-        self.telemetry.client_duration.record(seconds, attributes)
-        self.telemetry.server_duration.record(seconds, {**attributes, _STATUS: outcome})
+        self.telemetry.client_duration.record(seconds, ended)
+        self.telemetry.server_duration.record(seconds, {**ended, _STATUS: outcome})
 
 
 _TRACE_KEYS = frozenset({"traceparent", "tracestate"})

@@ -2,7 +2,7 @@
 
     setup = telemetry_from_environment()      # None unless OTEL_* asks for an exporter
     try:
-        run_proxy(command, telemetry=setup.telemetry if setup else None)
+        run_proxy(UpstreamSpec(command), ProxyOptions(telemetry=setup.telemetry if setup else None))
     finally:
         if setup:
             setup.shutdown()                  # flushes what is still batched

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic_lenient.normalizer.stats import locked, write_json_atomically
+from pydantic_lenient._files import locked, write_json_atomically
 
 from .counts import OutcomeCounts, add_outcomes
 from .logdir import NORMALIZER_STATS_FILE, OUTCOMES_FILE, LogDirError

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pydantic_lenient.normalizer.stats import read_regular_file
+from pydantic_lenient._files import read_regular_file
 
 from .logdir import OUTCOMES_FILE, LogDirError, first_problem
 from .shapes import NAME_LIMIT

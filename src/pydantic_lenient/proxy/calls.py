@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 import time
-from collections import Counter, deque
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic_lenient._files import locked, read_regular_file, write_json_atomically
 from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, field_failures, unknown_parameters
 from pydantic_lenient.observe.logdir import NORMALIZER_STATS_FILE
 from pydantic_lenient.schema.widen import widen_schema
@@ -45,49 +44,117 @@ logger = logging.getLogger("pydantic_lenient.proxy")
 
 _RECENT_LIMIT = 50
 REPAIR_STATS_FILE = "repair-stats.json"
+_COUNT_KEYS = ("calls", "repaired", "invalid")
+_MAX_STATS_BYTES = 16 * 1024 * 1024  # a real one is a few kilobytes: one count per listed tool
 _CALLS_LIMIT = 10_000  # unanswered tools/call requests remembered for the recorder (a cancelled one never is)
 
 
-@dataclass
 class ProxyStats:
-    """Counts of the ``tools/call`` requests the proxy saw, saved as ``repair-stats.json``."""
+    """Counts of the ``tools/call`` requests the proxy saw, saved as ``repair-stats.json``.
 
-    calls: Counter[str] = field(default_factory=Counter)
-    repaired: Counter[str] = field(default_factory=Counter)
-    invalid: Counter[str] = field(default_factory=Counter)
-    recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=_RECENT_LIMIT))
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    Proxies may share a log directory: a save takes the file's lock, reads what the file holds
+    now, adds only the calls counted here since the last save, and writes the sum atomically
+    (`pydantic_lenient._files`), so no proxy's counts are lost. A save that fails keeps its calls
+    for the next one; a file that is not a repair stats file is never written over.
+
+    >>> stats = ProxyStats()
+    >>> stats.count("search", [{"kind": "string_to_number"}], valid=True)
+    >>> stats.snapshot()["by_tool"]
+    {'search': {'calls': 1, 'repaired': 1, 'invalid': 0}}
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self._save_lock = threading.Lock()  # one save at a time: each adds what the last one left
+        self._saved = _empty_repair_stats()  # what the file held when last read or written
+        self._unsaved: dict[str, Any] | None = None  # the calls a save took but the disk refused
+        self._counted = _empty_repair_stats()  # the calls counted since
 
     def count(self, tool: str, repairs: list[dict[str, Any]], valid: bool) -> None:
         with self.lock:
-            self.calls[tool] += 1
+            counts = self._counted["by_tool"].setdefault(tool, {"calls": 0, "repaired": 0, "invalid": 0})
+            counts["calls"] += 1
             if repairs and valid:
-                self.repaired[tool] += 1
+                counts["repaired"] += 1
                 # The kinds only: a repair's "from", "to" and "path" hold the client's text (values and keys).
                 kinds = [{"kind": repair["kind"]} for repair in repairs]
-                self.recent.append({"ts": time.time(), "tool": tool, "repairs": kinds})
+                self._counted["recent_repairs"].append({"ts": time.time(), "tool": tool, "repairs": kinds})
+                del self._counted["recent_repairs"][:-_RECENT_LIMIT]
             if not valid:
-                self.invalid[tool] += 1
+                counts["invalid"] += 1
 
     def snapshot(self) -> dict[str, Any]:
+        """Everything counted: the file as last saved, and the calls since."""
         with self.lock:
-            return {
-                "total_calls": sum(self.calls.values()),
-                "total_repaired": sum(self.repaired.values()),
-                "total_invalid": sum(self.invalid.values()),
-                "by_tool": {
-                    tool: {"calls": self.calls[tool], "repaired": self.repaired[tool], "invalid": self.invalid[tool]}
-                    for tool in sorted(self.calls)
-                },
-                "recent_repairs": list(self.recent),
-            }
+            return _added(self._saved, self._unsaved, self._counted)
 
     def save(self, path: Path) -> None:
-        """Write atomically: a temporary file beside ``path``, then a rename."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(self.snapshot(), indent=2, ensure_ascii=False, default=repr), encoding="utf-8")
-        temporary.replace(path)
+        """Add the calls counted since the last save to ``path``, under its lock. Raises `OSError`
+        when the disk refuses and `ValueError` when ``path`` holds something else (nothing is
+        written over it); either way the calls wait for the next save."""
+        with self._save_lock:
+            with self.lock:
+                self._unsaved = _added(self._unsaved, self._counted)
+                self._counted = _empty_repair_stats()
+                unsaved = self._unsaved
+            with locked(path):
+                saved = _added(_read_repair_stats(path), unsaved)
+                write_json_atomically(path, saved)
+            with self.lock:
+                self._saved, self._unsaved = saved, None
+
+
+def _empty_repair_stats() -> dict[str, Any]:
+    return {"total_calls": 0, "total_repaired": 0, "total_invalid": 0, "by_tool": {}, "recent_repairs": []}
+
+
+def _added(*parts: dict[str, Any] | None) -> dict[str, Any]:
+    """``parts`` added up, as a fresh document: the totals from the tools, the newest repairs kept."""
+    by_tool: dict[str, dict[str, int]] = {}
+    recent: list[dict[str, Any]] = []
+    for part in parts:
+        if part is None:
+            continue
+        for tool, counts in part["by_tool"].items():
+            total = by_tool.setdefault(tool, {"calls": 0, "repaired": 0, "invalid": 0})
+            for key in _COUNT_KEYS:
+                total[key] += counts[key]
+        recent += part["recent_repairs"]
+    return {
+        "total_calls": sum(counts["calls"] for counts in by_tool.values()),
+        "total_repaired": sum(counts["repaired"] for counts in by_tool.values()),
+        "total_invalid": sum(counts["invalid"] for counts in by_tool.values()),
+        "by_tool": {tool: by_tool[tool] for tool in sorted(by_tool)},
+        "recent_repairs": [dict(entry) for entry in recent[-_RECENT_LIMIT:]],
+    }
+
+
+def _read_repair_stats(path: Path) -> dict[str, Any]:
+    """What ``path`` holds now (nothing, when there is no file); `ValueError` for anything but repair stats."""
+    try:
+        data = read_regular_file(path, _MAX_STATS_BYTES)
+    except FileNotFoundError:
+        return _empty_repair_stats()
+    try:
+        document = json.loads(data)
+    except ValueError:
+        raise ValueError(f"{path} is not a repair stats file: not JSON; it was left as it is") from None
+    by_tool = document.get("by_tool") if isinstance(document, dict) else None
+    recent = document.get("recent_repairs") if isinstance(document, dict) else None
+    if (
+        not isinstance(by_tool, dict)
+        or not isinstance(recent, list)
+        or not all(
+            isinstance(counts, dict) and all(_is_count(counts.get(key)) for key in _COUNT_KEYS)
+            for counts in by_tool.values()
+        )
+    ):
+        raise ValueError(f"{path} is not a repair stats file; it was left as it is")
+    return {"by_tool": by_tool, "recent_repairs": [entry for entry in recent if isinstance(entry, dict)]}
+
+
+def _is_count(value: object) -> bool:
+    return type(value) is int and value >= 0
 
 
 @dataclass(slots=True)
@@ -219,15 +286,16 @@ class ToolCalls:
         return {**params, "arguments": result.arguments}
 
     def save(self, log_dir: Path) -> None:
-        """Save the repair counts in ``log_dir``, and the normalizer's stats when no recorder does."""
-        try:
-            if self.stats is not None:
-                self.stats.save(log_dir / REPAIR_STATS_FILE)
-            # The recorder saves the normalizer's stats when it has them; otherwise they go here.
-            if self.normalizer is not None and (self.recorder is None or self.recorder.normalizer is None):
-                self.normalizer.save(log_dir / NORMALIZER_STATS_FILE)
-        except OSError as error:
-            logger.warning("cannot save stats in %s: %s", log_dir, error)
+        """Save the repair counts in ``log_dir``, and the normalizer's stats when no recorder does.
+        A save that fails is logged; its counts wait for the next one."""
+        saves: list[tuple[Path, Callable[[Path], object]]] = []
+        if self.stats is not None:
+            saves.append((log_dir / REPAIR_STATS_FILE, self.stats.save))
+        # The recorder saves the normalizer's stats when it has them; otherwise they go here.
+        if self.normalizer is not None and (self.recorder is None or self.recorder.normalizer is None):
+            saves.append((log_dir / NORMALIZER_STATS_FILE, self.normalizer.save))
+        for path, save in saves:
+            _save_logged(path, save)
 
     def finish_recording(self, close: bool) -> None:
         """Flush and save the outcomes at exit, closing the recorder if the relay's owner made it
@@ -287,6 +355,13 @@ class ToolCalls:
             return
         duration_ms = (time.perf_counter() - call.started) * 1000
         self.recorder.record(call.tool, status, duration_ms, failures=failures, norms=call.norms)
+
+
+def _save_logged(path: Path, save: Callable[[Path], object]) -> None:
+    try:
+        save(path)
+    except (OSError, ValueError) as error:  # a full disk, or a file that is not ours to write over
+        logger.warning("cannot save %s: %s", path, error)
 
 
 def _unknown_names(repairer: Repairer, arguments: Mapping[str, Any]) -> tuple[FieldFailure, ...]:

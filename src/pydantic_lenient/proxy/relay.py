@@ -1,6 +1,6 @@
 r"""The proxy's message logic, apart from how bytes move between the client and the upstream.
 
-A transport (`pydantic_lenient.proxy.stdio`) hands the relay each message as the bytes of one
+The relay session (`pydantic_lenient.proxy.core`) hands the relay each message as the bytes of one
 JSON-RPC message and sends on what comes back. The relay changes exactly two kinds of message:
 
 * a ``tools/list`` result: each tool's ``inputSchema`` is widened (`widen_schema`) in the chosen

@@ -1,7 +1,7 @@
 """A remote upstream over MCP's Streamable HTTP transport, for ``pydantic-lenient proxy --url``.
 
-The client side stays stdio (`pydantic_lenient.proxy.stdio`); this module carries each message
-the relay routes upstream as the body of a POST, and hands every message the server answers with
+An upstream transport (`pydantic_lenient.proxy.upstream`): it carries each message the relay
+session routes upstream as the body of a POST, and hands every message the server answers with
 (a JSON body, or each event of an SSE stream) back to the relay as bytes, untouched: nothing is
 parsed into a model. It keeps the session (``Mcp-Session-Id``), sends the negotiated
 ``MCP-Protocol-Version``, opens the GET stream for the server's own messages, resumes a stream that
@@ -22,16 +22,13 @@ import contextlib
 import json
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2
 
 from .messages import parsed
-from .stdio import StartError
-
-if TYPE_CHECKING:
-    from .stdio import _Proxy
+from .upstream import Peer, StartError
 
 __all__ = ("HttpUpstream",)
 
@@ -63,10 +60,13 @@ class _Redacting(logging.Filter):
 
 
 class HttpUpstream:
-    """The upstream MCP server at ``url``, over Streamable HTTP, for one proxy session."""
+    """The upstream MCP server at ``url``, over Streamable HTTP, for one proxy session (an `Upstream`)."""
 
-    def __init__(self, proxy: _Proxy, url: str, headers: Sequence[tuple[str, str]]) -> None:
-        self.proxy, self.url = proxy, url
+    network_transport = "tcp"
+
+    def __init__(self, url: str, headers: Sequence[tuple[str, str]]) -> None:
+        self.peer: Peer | None = None
+        self.url = url
         parts = urlsplit(url)
         # The name shown in errors: no credentials, no query (either may hold a token).
         self.name = f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
@@ -81,6 +81,9 @@ class HttpUpstream:
         self.resumed = asyncio.Event()
         self.resumed.set()
         self.listening = False
+
+    def attach(self, peer: Peer) -> None:
+        self.peer = peer
 
     async def start(self) -> None:
         parts = urlsplit(self.url)
@@ -178,7 +181,8 @@ class HttpUpstream:
                     return
                 await self._read(response, request_id)
         except httpx2.HTTPError as error:
-            self.proxy.fail(f"the upstream MCP server `{self.name}` cannot be reached ({type(error).__name__})")
+            if self.peer is not None:
+                self.peer.upstream_ended(f"cannot be reached ({type(error).__name__})")
 
     async def _read(self, response: httpx2.Response, request_id: Any) -> None:
         content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
@@ -189,7 +193,7 @@ class HttpUpstream:
             return
         last_id, retry = await self._events(response)
         for _ in range(_RESUMPTIONS):
-            if request_id is None or request_id not in self.proxy.relay.waiting or not last_id:
+            if request_id is None or self.peer is None or not self.peer.owes(request_id) or not last_id:
                 return
             await asyncio.sleep(retry / 1000 if retry is not None else _RESUME_DELAY)
             async with self._get(last_id) as resumed:
@@ -236,7 +240,8 @@ class HttpUpstream:
         line = body.replace(b"\r", b" ").replace(b"\n", b" ").strip() + b"\n"
         if self.version is None and self.initialize_id is not None:
             self._learn_version(line)
-        self.proxy.upstream_lines([line])
+        if self.peer is not None:
+            self.peer.upstream_lines([line])
 
     def _learn_version(self, line: bytes) -> None:
         message = parsed(line)
