@@ -32,9 +32,11 @@ from typing import Any, NamedTuple
 
 from pydantic_core import ErrorDetails
 
-from .budget import Allowance, ValidationCost
+from pydantic_lenient.schema.locations import Allowance, Node
+
+from .budget import ValidationCost
 from .reader import NodeReader
-from .scopes import DRAFTS, Draft, Locator, Node
+from .scopes import DRAFTS, Draft, Locator
 from .validation import CompiledSchema, Reason, one_line, prepare_schema
 from .walk import Walk, copy_containers
 
