@@ -6,14 +6,16 @@ schema also admits that string, written as the lenient scalar types write it:
 
 | the location takes | it also admits |
 |---|---|
-| integers (not strings) | a string matching ``^-?[0-9]+$`` (`LenientInt`'s pattern) |
+| integers (not strings) | a string matching ``^-?[0-9]+$`` (`LenientInt`'s pattern), narrowed to the node's own bounds |
 | numbers (not strings) | a string in JSON number syntax (`LenientFloat`'s pattern) |
 | booleans (not strings) | ``"true"`` / ``"false"`` in any ASCII case (`StrictBoolish`'s pattern) |
 | arrays or objects (not strings) | a string marked ``contentMediaType: application/json`` |
+| null (not the string ``"null"``) | ``"null"`` (the one ``"null"`` policy, `NULL_TEXT`), joined into a sibling pattern |
 
-A location's types are read the way repair reads them (``type``, ``enum``, ``const``, local
-``$ref``, ``allOf`` as the intersection, ``anyOf``/``oneOf`` as the union), across every subschema
-that applies there, so a location that already takes strings is never widened: repair leaves its
+A location's types are read by the reader repair reads them with (`pydantic_lenient.schema.locations`:
+``type``, ``enum``, ``const``, local ``$ref`` (overriding its siblings in draft-07 and before),
+``allOf`` as the intersection, ``anyOf``/``oneOf`` as the union), across every subschema that
+applies there, so a location that already takes strings is never widened: repair leaves its
 strings alone. Keywords repair does not read (``not``, ``if``/``then``/``else``, ``contains``, ...)
 are left as they are, and so are embedded resources (a subschema with its own ``$id``). The root
 stays an object schema, and no ``$ref`` target moves: a location that a JSON pointer elsewhere
@@ -43,7 +45,7 @@ from .locations import (
     declared_draft,
     pointer_tokens,
 )
-from .styles import Style, apply_style
+from .styles import Style, _inclusive_integer_bounds, apply_style
 
 __all__ = ("widen_schema",)
 
@@ -189,6 +191,23 @@ def _alternatives(location: frozenset[str] | None, here: frozenset[str]) -> list
     if "null" in both and NULL_STRING not in location:  # the one "null" policy (types/forms.py NULL_TEXT)
         forms.append(dict(_NULL_FORM))
     return forms
+
+
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def _within_bounds(node: Mapping[str, Any], forms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The digit form narrowed to the integers the node's own bounds admit (leading zeros included,
+    as repair reads them), so that a host refuses the digit strings whose value the validator refuses."""
+    bounds = {key: node[key] for key in _BOUNDS if key in node}
+    if not bounds or any(isinstance(bound, bool) for bound in bounds.values()):  # draft-04's flags: unread
+        return forms
+    narrowed = []
+    for form in forms:
+        if set(form) == {"type", "pattern"} and form["pattern"] == SIGNED_DIGITS:
+            _, form = _inclusive_integer_bounds({"type": "integer", **bounds}, form)
+        narrowed.append(form)
+    return narrowed
 
 
 def _with_null_joined(branches: list[Any]) -> list[Any]:
@@ -342,7 +361,7 @@ class _Widener:
         forms = _spelling_only_listed_values(node, forms)
         if isinstance(one_of, list):
             forms = _spelling_only_listed_values(_listed_by_every_branch(one_of), forms)
-        forms = _with_null_joined(forms)
+        forms = _with_null_joined(_within_bounds(node, forms))
         wrapped = bool(forms) and id(node) not in self.pinned
         inner_location = None if wrapped else location
         result: dict[str, Any] = {}
