@@ -6,11 +6,11 @@ schema also admits that string, written as the lenient scalar types write it:
 
 | the location takes | it also admits |
 |---|---|
-| integers (not strings) | a string matching ``^-?[0-9]+$`` (`LenientInt`'s pattern), narrowed to the node's own bounds |
+| integers (not strings) | a string matching ``^-?[0-9]+$`` (`LenientInt`'s pattern) within the node's bounds |
 | numbers (not strings) | a string in JSON number syntax (`LenientFloat`'s pattern) |
 | booleans (not strings) | ``"true"`` / ``"false"`` in any ASCII case (`StrictBoolish`'s pattern) |
 | arrays or objects (not strings) | a string marked ``contentMediaType: application/json`` |
-| null (not the string ``"null"``) | ``"null"`` (the one ``"null"`` policy, `NULL_TEXT`), joined into a sibling pattern |
+| null (not the string ``"null"``) | ``"null"`` (the one ``"null"`` policy, `NULL_TEXT`), joined to a sibling pattern |
 
 A location's types are read by the reader repair reads them with (`pydantic_lenient.schema.locations`:
 ``type``, ``enum``, ``const``, local ``$ref`` (overriding its siblings in draft-07 and before),
