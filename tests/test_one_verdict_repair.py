@@ -119,6 +119,8 @@ for line in sys.stdin:
 
 def test_the_stdio_proxy(tmp_path: Path) -> None:
     require("mcp")
+    import mcp.types as types
+
     from tests.test_proxy import connected, proxied, run
 
     script = tmp_path / "upstream.py"
@@ -131,7 +133,9 @@ def test_the_stdio_proxy(tmp_path: Path) -> None:
             verdicts = []
             for value in VALUES:
                 result = await session.call_tool("pick", {"limit": value})
-                verdicts.append(REFUSED if result.is_error else json.loads(result.content[0].text))
+                (content,) = result.content
+                assert isinstance(content, types.TextContent)
+                verdicts.append(REFUSED if result.is_error else json.loads(content.text))
             return verdicts, listed.tools[0].input_schema
 
     verdicts, advertised = run(every_value())
