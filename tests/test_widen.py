@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pydantic_lenient.repair import Draft
 from pydantic_lenient.repair.engine import Repairer
 from pydantic_lenient.schema.styles import Style
 from pydantic_lenient.schema.widen import widen_schema
@@ -374,7 +375,7 @@ def _stringified(value: Any, depth: int = 0) -> Any:
 @pytest.mark.parametrize("style", STYLES)
 def test_suite_schemas_agree(group: dict[str, Any], draft: str, style: Style) -> None:
     schema = group["schema"]
-    draft_name = "07" if draft == "draft7" else "2020-12"
+    draft_name: Draft = "07" if draft == "draft7" else "2020-12"
     widened = widen_schema(schema, style, draft=draft_name)
     for value in _suite_values(group):
         result = proxy_result(schema, value, draft_name)
@@ -434,7 +435,7 @@ def test_ajv_reads_widened_schemas_as_the_host_validator_does(ajv: AjvRunner) ->
     for group, draft, name in SUITE_CASES:
         if "/unevaluated" in name:  # Ajv 8.17 throws while validating some of these; widening skips them
             continue
-        draft_name = "07" if draft == "draft7" else "2020-12"
+        draft_name: Draft = "07" if draft == "draft7" else "2020-12"
         tests = group["tests"]
         originals.append([test["valid"] for test in tests])
         cases.append(
