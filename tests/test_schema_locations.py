@@ -273,3 +273,40 @@ def test_widening_admits_a_string_iff_repair_converts_it_to_something_valid(case
         # A converted value that fails a constraint widening cannot spell (``not``, ``oneOf``,
         # ``multipleOf``...), or a listed string form the host cannot judge.
         assert result.repairs or _json_text_on_trust(widened, value) or _has_listed_string(value)
+
+
+# ---- the "null" policy against a validator's own verdicts, over generated locations
+
+_LISTED = st.sampled_from([NULL_TEXT, None, "asc", "", 1, True, "Null"])
+_LEAVES = st.one_of(
+    st.sampled_from(sorted(JSON_TYPES)).map(lambda name: {"type": name}),
+    st.lists(st.sampled_from(sorted(JSON_TYPES)), min_size=1, max_size=3, unique=True).map(
+        lambda names: {"type": names}
+    ),
+    st.lists(_LISTED, min_size=1, max_size=3, unique_by=repr).map(lambda values: {"enum": values}),
+    _LISTED.map(lambda value: {"const": value}),
+)
+_LOCATIONS = st.recursive(
+    _LEAVES,
+    lambda inner: st.tuples(st.sampled_from(["anyOf", "allOf"]), st.lists(inner, min_size=1, max_size=3)).map(
+        lambda pair: {pair[0]: pair[1]}
+    ),
+    max_leaves=6,
+)
+
+
+@given(_LOCATIONS)
+def test_null_text_is_none_exactly_where_the_validator_takes_null_and_not_the_string(location: dict[str, Any]) -> None:
+    """At locations read exactly (types, enums, consts, ``anyOf`` and ``allOf`` of them), the policy
+    is the validator's own: ``"null"`` becomes None iff None is admitted there and ``"null"`` is not;
+    and the widened schema admits ``"null"`` iff repair's result is valid. (A ``oneOf`` is read as
+    the union of its branches, so None matching two of them is the listed exception of docs/proxy.md:
+    a converted value that trips a ``oneOf``.)"""
+    note(f"location={location!r}")
+    checks = host_validator(location, check=False)
+    becomes_none = checks.is_valid(None) and not checks.is_valid(NULL_TEXT)
+    schema = _member(location)
+    result = Repairer(schema).repair({"v": NULL_TEXT})
+    assert (result.arguments == {"v": None}) == becomes_none
+    assert result.valid == (becomes_none or checks.is_valid(NULL_TEXT))
+    assert host_accepts(widen_schema(schema), {"v": NULL_TEXT}) == result.valid
