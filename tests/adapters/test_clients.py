@@ -75,3 +75,24 @@ def test_valid_calls_and_unknown_tools_pass_through(connect: Any) -> None:
     assert repaired == RepairResult({"limit": 3}, [], True)
     assert unknown is None
     assert listed
+
+
+@pytest.mark.parametrize("connect", CLIENTS)
+def test_the_null_text_policy_before_the_call(connect: Any) -> None:
+    """``"null"`` becomes None where the schema takes null and not that string (``tags``), and stays
+    text where a string is taken (``note``): the one ``"null"`` policy, applied by `Repairer`."""
+    reported: list[RepairResult] = []
+
+    async def call(client: Any) -> Any:
+        repairing = RepairingClient(client, on_repair=lambda tool, result: reported.append(result))
+        return await repairing.call_tool("search", {"limit": "3", "note": "null", "tags": "null"})
+
+    received = _text(asyncio.run(connect(call)))
+    # (The official SDK's server then turns a "null" note into None on its own: its pre_parse_json.)
+    assert (received["limit"], received["tags"]) == (3, None)
+    ((repair,),) = [reported]
+    assert repair.arguments == {"limit": 3, "note": "null", "tags": None}
+    assert sorted((item["path"], item["kind"]) for item in repair.repairs) == [
+        ("/limit", "string_to_number"),
+        ("/tags", "string_to_null"),
+    ]

@@ -11,14 +11,6 @@ from pathlib import Path
 SOURCE = Path(__file__).resolve().parents[2] / "src"
 MAX_LINES = 500
 
-# Modules other branches of issue 32 are splitting now. The integrator empties this once they are
-# merged: `test_the_allowance_names_only_modules_still_over_the_limit` fails on a stale entry.
-OVER_THE_LIMIT_FOR_NOW = frozenset(
-    {
-        "pydantic_lenient/schema/widen.py",  # `reader`: one schema reader for repair and widening
-    }
-)
-
 
 def _line_counts() -> dict[str, int]:
     return {
@@ -33,11 +25,4 @@ def test_the_source_is_found() -> None:
 
 def test_no_module_is_over_the_limit() -> None:
     over = {name: count for name, count in _line_counts().items() if count > MAX_LINES}
-    unexpected = {name: count for name, count in over.items() if name not in OVER_THE_LIMIT_FOR_NOW}
-    assert not unexpected, f"split these modules (at most {MAX_LINES} lines each): {unexpected}"
-
-
-def test_the_allowance_names_only_modules_still_over_the_limit() -> None:
-    counts = _line_counts()
-    stale = sorted(name for name in OVER_THE_LIMIT_FOR_NOW if counts.get(name, 0) <= MAX_LINES)
-    assert not stale, f"no longer over {MAX_LINES} lines (or gone): remove from OVER_THE_LIMIT_FOR_NOW: {stale}"
+    assert not over, f"split these modules (at most {MAX_LINES} lines each): {over}"

@@ -31,6 +31,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_confi
 from typing_extensions import NotRequired, TypedDict  # pydantic needs this TypedDict before 3.12
 
 from pydantic_lenient._files import locked, read_regular_file, write_json_atomically
+from pydantic_lenient.types.json_kinds import json_type
 
 from .appliers import Change
 
@@ -398,18 +399,11 @@ def described(value: Any) -> str:
     >>> described("sk-secret"), described([1, 2]), described({"a": 1}), described(True), described(7)
     ('string of 9 characters', 'array of 2 items', 'object of 1 members', 'boolean', 'integer')
     """
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
+    kind = json_type(value, whole_floats_are_integers=False)  # 3.0 was sent as a number
+    if kind == "string":
         return f"string of {len(value)} characters"
-    if isinstance(value, (list, tuple)):
+    if kind == "array":
         return f"array of {len(value)} items"
-    if isinstance(value, dict):
+    if kind == "object":
         return f"object of {len(value)} members"
-    return f"{type(value).__name__} value"
+    return f"{type(value).__name__} value" if kind == "unknown" else kind

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from pydantic_core import from_json
 
 from pydantic_lenient.types.forms import JSON_NUMBER_TEXT
+from pydantic_lenient.types.json_kinds import json_type
 
 __all__ = ("NAME_LIMIT", "clean_name", "value_shape")
 
@@ -40,21 +40,12 @@ def value_shape(value: Any) -> str:
     >>> value_shape("100"), value_shape("FALSE"), value_shape('["a"]'), value_shape(1.5)
     ('digit string', 'boolean text', 'JSON text of an array', 'number')
     """
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number" if math.isfinite(value) else "non-finite number"
-    if isinstance(value, str):
+    kind = json_type(value, whole_floats_are_integers=False)  # 3.0 was sent as a number
+    if kind == "number" and not math.isfinite(value):
+        return "non-finite number"
+    if kind == "string":
         return _text_shape(value)
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return "other value"
+    return "other value" if kind == "unknown" else kind
 
 
 def _text_shape(text: str) -> str:

@@ -7,8 +7,8 @@ may take (`MAX_WORK`; matching two keys against one ``patternProperties`` patter
 `ValidationCost` shows once per schema that no arguments can break the first two, or else measures
 each call's arguments before they reach the validator; either takes at most `MAX_ANALYSIS` steps,
 so that a schema of any size is measured, or refused, at once. A repair's own work (schema nodes
-and values visited, and a key matched against each pattern) has a separate `Allowance`, and
-`OverBudget` ends it.
+and values visited, and a key matched against each pattern) has a separate allowance
+(`pydantic_lenient.schema.locations.Allowance`), and `OverBudget` there ends it.
 """
 
 from __future__ import annotations
@@ -16,18 +16,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import jsonschema_rs
+from pydantic_lenient.schema.locations import DRAFT_7, Node, ScopedSchema
 
 from .coercions import SCALARS
-from .scopes import Locator, Node, ScopedSchema, _SchemaError
+from .scopes import Locator, _SchemaError
 
 __all__ = (
     "MAX_ANALYSIS",
     "MAX_FAN_OUT",
     "MAX_NESTING",
     "MAX_WORK",
-    "Allowance",
-    "OverBudget",
     "ValidationCost",
     "nested_deeper_than",
 )
@@ -57,24 +55,6 @@ _BELOW = (
     ("contains", "[]"),
     ("unevaluatedItems", "[]"),
 )
-
-
-class OverBudget(Exception):
-    """The schema or the arguments need more work than a repair may take."""
-
-
-class Allowance:
-    """The work one repair (or one question about a location) may still do: each schema node
-    computed and each value visited spends one unit of ``remaining``; below zero, `OverBudget` ends it.
-
-    >>> from pydantic_lenient.repair import SchemaReader
-    >>> schema = {"properties": {"a": {"properties": {"b": {"type": "integer"}}}}}
-    >>> sorted(SchemaReader(schema).types(("a", "b"))), len(SchemaReader(schema, budget=2).types(("a", "b")))
-    (['integer'], 7)
-    """
-
-    def __init__(self, remaining: int) -> None:
-        self.remaining = remaining
 
 
 class _TooCostly(Exception):
@@ -235,7 +215,7 @@ class ValidationCost:
         schema, scope, locator = node.schema, node.scope, self._locator
         references = [schema[keyword] for keyword in ("$ref", "$dynamicRef", "$recursiveRef") if keyword in schema]
         children = [locator.resolve(reference, scope) for reference in references]
-        if "$ref" in schema and scope.draft <= jsonschema_rs.Draft7:
+        if "$ref" in schema and scope.draft <= DRAFT_7:
             return children
         for keyword in ("allOf", "anyOf", "oneOf"):
             if isinstance(schema.get(keyword), list):
@@ -251,7 +231,7 @@ class ValidationCost:
         member, ``~`` for members a pattern may match (any), ``*`` for undeclared members, ``[]`` for
         items, ``?`` for the names themselves."""
         schema, scope, locator = node.schema, node.scope, self._locator
-        if "$ref" in schema and scope.draft <= jsonschema_rs.Draft7:
+        if "$ref" in schema and scope.draft <= DRAFT_7:
             return []
         children: list[tuple[str, Node]] = []
         properties, patterns = schema.get("properties"), schema.get("patternProperties")

@@ -2,30 +2,38 @@
 
 | from | to | kind | when |
 |---|---|---|---|
+| ``"null"`` | null | ``string_to_null`` | the location takes null, and not the string ``"null"`` itself (3) |
 | ``"true"`` / ``"false"``, any case | boolean | ``string_to_boolean`` | the location takes booleans, not strings |
 | a numeric string (JSON number syntax) | integer or number | ``string_to_number`` | it takes numbers, not strings (1) |
 | JSON text | array or object | ``json_text_to_structure`` | it takes the parsed type, not strings (2) |
 | a number or boolean | string | ``scalar_to_string`` | it takes strings, and not the value's type |
 
 (1) An integer-only location takes only integral values: ``"3.0"`` becomes 3, ``"5.5"`` stays.
-Digits with leading zeros are read as `LenientInt` reads them: ``"007"`` becomes 7.
+Digits with leading zeros are read as `LenientInt` reads them: ``"007"`` becomes 7. A number is
+never rounded: a string whose value a double does not hold exactly (more than 17 significant digits,
+``"1e-400"``) stays a string, so the validator refuses it (the model sees its error) or, where the
+location also takes strings (`LenientDecimal`'s string form), keeps it as written.
 (2) Also JSON text quoted once more (``'"[1, 2]"'``, as a model that stringified the text twice
 sends it): the one parse gives text, and that text is parsed too. Never more than twice.
+(3) The one ``"null"`` policy (`pydantic_lenient.types.forms.NULL_TEXT`): at ``{"enum": ["asc", null]}``
+``"null"`` is None; at ``{"enum": ["null", null]}`` or ``{"type": ["string", "null"]}`` it stays.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from pydantic_core import from_json
 
+from pydantic_lenient.schema.locations import NULL_STRING
 from pydantic_lenient.types.boolean_text import BOOLEAN_WORDS
-from pydantic_lenient.types.forms import JSON_NUMBER_TEXT, MAX_DIGIT_STRING_LENGTH
+from pydantic_lenient.types.forms import JSON_NUMBER_TEXT, MAX_DIGIT_STRING_LENGTH, NULL_TEXT
+from pydantic_lenient.types.json_kinds import json_type
 
-__all__ = ("SCALARS", "coerce", "json_type")
+__all__ = ("SCALARS", "coerce")
 
 SCALARS = frozenset({str, int, bool, float, type(None)})
 """The classes of JSON's scalar values: nothing to look inside."""
@@ -35,30 +43,6 @@ _JSON_NUMBER = re.compile(JSON_NUMBER_TEXT)
 _INTEGER_TEXT = re.compile(r"-?[0-9]+")
 _MAX_INTEGER_BITS = int(MAX_DIGIT_STRING_LENGTH * 3.32)  # an integer with about this many digits or fewer
 _MISSING: Any = object()
-
-
-def json_type(value: Any) -> str:
-    """The JSON Schema type of a JSON value (``3.0`` is an integer, as JSON Schema says).
-
-    >>> from pydantic_lenient.repair.coercions import json_type
-    >>> json_type(3.0), json_type(3.5), json_type((1, 2)), json_type(object())
-    ('integer', 'number', 'array', 'unknown')
-    """
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return "unknown"
 
 
 def coerce(value: Any, types: frozenset[str], max_text_length: int) -> tuple[Any, str] | None:
@@ -72,8 +56,14 @@ def coerce(value: Any, types: frozenset[str], max_text_length: int) -> tuple[Any
     ('true', 'scalar_to_string')
     >>> coerce('"[1, 2]"', frozenset({"array"}), 1_000), coerce('"\\"[1]\\""', frozenset({"array"}), 1_000)
     (([1, 2], 'json_text_to_structure'), None)
+    >>> coerce("null", frozenset({"integer", "null"}), 1_000)
+    (None, 'string_to_null')
+    >>> coerce("0.10000000000000000001", frozenset({"number"}), 1_000) is None  # a double would round it
+    True
     """
     if isinstance(value, str):
+        if value == NULL_TEXT and "null" in types and NULL_STRING not in types:
+            return None, "string_to_null"
         if "boolean" in types and value in BOOLEAN_WORDS:
             return BOOLEAN_WORDS[value], "string_to_boolean"
         if "integer" in types:
@@ -105,8 +95,8 @@ def _number(text: str, types: frozenset[str]) -> Any:
     if not _JSON_NUMBER.fullmatch(trimmed):
         return _MISSING
     number = float(trimmed)
-    if not math.isfinite(number):
-        return _MISSING
+    if not math.isfinite(number) or Decimal(repr(number)) != Decimal(trimmed):
+        return _MISSING  # a double cannot hold it as written: never round a value
     if "number" in types:
         return number
     return int(number) if number.is_integer() else _MISSING  # "5.5" stays, so the model sees its error

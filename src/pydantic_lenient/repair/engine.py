@@ -32,9 +32,11 @@ from typing import Any, NamedTuple
 
 from pydantic_core import ErrorDetails
 
-from .budget import Allowance, ValidationCost
+from pydantic_lenient.schema.locations import Allowance, Node
+
+from .budget import ValidationCost
 from .reader import NodeReader
-from .scopes import DRAFTS, Draft, Locator, Node
+from .scopes import DRAFTS, Draft, Locator
 from .validation import CompiledSchema, Reason, one_line, prepare_schema
 from .walk import Walk, copy_containers
 
@@ -123,7 +125,8 @@ class Repairer:
         self._compiled = compiled
 
     def accepted(self, node: Node, depth: int = 0) -> frozenset[str]:
-        """The JSON types a value at this node may have (an over-approximation: never too few)."""
+        """The JSON types a value at this node may have (an over-approximation: never too few), with
+        `pydantic_lenient.schema.locations.NULL_STRING` where the string ``"null"`` itself may be."""
         return self._reader.accepted(node, depth)
 
     def verdict(self, arguments: Any, *, shallow: bool = False) -> tuple[bool, tuple[Reason, ...]]:

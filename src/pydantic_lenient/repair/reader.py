@@ -1,14 +1,9 @@
 """Reading a JSON Schema as the validator reads it: which types and which members a location admits.
 
-A location is a path into the arguments: member names (str) and item indexes (int). What it
-accepts is an over-approximation, never too few types: ``type`` (``number`` includes
-``integer``), ``const``, ``enum``, ``$ref``, ``anyOf``/``oneOf`` as the union of their branches and
-``allOf`` as the intersection. Keywords that cannot widen the set (``not``, ``if``/``then``/``else``,
-``$dynamicRef``, unknown ones) are ignored. Object members are read through ``properties``,
-``patternProperties`` and ``additionalProperties``; array items through ``prefixItems`` and
-``items``, or before 2020-12 an array ``items`` with ``additionalItems``; across combinators only
-branches that take an object (or an array) count. In draft-07 and before, ``$ref`` overrides its
-siblings. `SchemaReader` asks by location; `NodeReader` asks by node, as the repair walk does.
+The rules of reading a location live once, in `pydantic_lenient.schema.locations` (widening reads
+through them too); here they meet jsonschema-rs: ``$ref`` through its registry (`Locator`),
+``patternProperties`` through its pattern engine, and the members an object declares (`Shape`), for
+renaming keys. `SchemaReader` asks by location; `NodeReader` asks by node, as the repair walk does.
 """
 
 from __future__ import annotations
@@ -21,20 +16,24 @@ from typing import Any, TypeVar
 import jsonschema_rs
 
 from pydantic_lenient.schema.ecma_regex import PATTERN_OPTIONS
+from pydantic_lenient.schema.locations import (
+    DRAFT_7,
+    NULL_STRING,
+    Allowance,
+    LocationReader,
+    MergedSchemas,
+    Node,
+    OverBudget,
+    Scope,
+    ScopedSchema,
+)
 
-from .budget import Allowance, OverBudget
-from .coercions import json_type
-from .scopes import Draft, Locator, MergedSchemas, Node, SchemaNode, Scope, ScopedSchema, _SchemaError, merge
+from .scopes import Draft, Locator, _SchemaError
 from .validation import UNDECIDABLE_KEYS, one_line, prepare_schema
 
-__all__ = ("ALL_TYPES", "NodeReader", "SchemaReader", "Shape", "fold", "matching_cost")
+__all__ = ("NodeReader", "SchemaReader", "Shape", "fold", "matching_cost")
 
-ALL_TYPES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
-"""The seven JSON Schema types: what a location that says nothing accepts."""
-
-_NONE: frozenset[str] = frozenset()
-_EXPANDED = {name: frozenset({name}) for name in ALL_TYPES} | {"number": frozenset({"number", "integer"})}
-_NODE_DEPTH = 64  # how deep through $ref and combinators one question about a location goes
+_NODE_DEPTH = 64  # how deep through $ref and combinators the declared members are gathered
 # Regex work, in units of the allowance (a schema node computed, about a microsecond): compiling a
 # pattern costs this much, once; matching a key against a pattern set one unit per this many patterns.
 _COMPILE_COST = 25
@@ -95,9 +94,10 @@ class _PatternSet:
         return matched
 
 
-class NodeReader:
-    """Answers about the schema at a node (the accepted types, the node one step inside, the declared
-    members), and remembers each answer on the node.
+class NodeReader(LocationReader):
+    """Answers about the schema at a node (`LocationReader`'s accepted types and the node one step
+    inside, with ``$ref`` through jsonschema-rs's registry; the declared members, `shape`), and
+    remembers each answer on the node.
 
     Each node computed spends one unit of ``allowance`` (the caller sets it for each question or
     walk), and past it `OverBudget` ends the question. Not thread-safe: the nodes are the caller's
@@ -105,108 +105,29 @@ class NodeReader:
     """
 
     def __init__(self, locator: Locator, allowance: Allowance) -> None:
+        super().__init__(allowance)
         self.locator = locator
         self.root = locator.root
-        self.allowance = allowance
         self._pattern_sets: dict[int, tuple[Mapping[str, Any], _PatternSet | None]] = {}
 
-    def _spend(self, cost: int = 1) -> None:
-        allowance = self.allowance
-        allowance.remaining -= cost
-        if allowance.remaining < 0:
-            raise OverBudget
+    def subschema(self, schema: Any, scope: Scope) -> Node:
+        return self.locator.subschema(schema, scope)
 
-    def accepted(self, node: Node, depth: int = 0) -> frozenset[str]:
-        """The JSON types a value at this node may have (an over-approximation: never too few)."""
-        if isinstance(node, bool):
-            return ALL_TYPES if node else _NONE
-        if node.types is not None:
-            return node.types
-        if depth > _NODE_DEPTH:
-            return ALL_TYPES
-        self._spend()
-        node.types = ALL_TYPES  # while computing: a cycle back here reads "anything"
-        if isinstance(node, MergedSchemas):
-            sets = [self.accepted(part, depth + 1) for part in node.parts]
-            types = frozenset.intersection(ALL_TYPES, *sets) if node.every else frozenset().union(*sets)
-        else:
-            assert isinstance(node, ScopedSchema)
-            types = self._own_types(node, depth)
-        node.types = types
-        return types
+    def resolve(self, reference: Any, scope: Scope) -> Node:
+        return self.locator.resolve(reference, scope)
 
-    def _own_types(self, node: ScopedSchema, depth: int) -> frozenset[str]:
-        schema, scope, locator = node.schema, node.scope, self.locator
-        types = ALL_TYPES
-        if "$ref" in schema:
-            types = self.accepted(locator.resolve(schema["$ref"], scope), depth + 1)
-            if scope.draft <= jsonschema_rs.Draft7:
-                return types
-        declared = schema.get("type")
-        if isinstance(declared, str):
-            types &= _EXPANDED.get(declared, _NONE)
-        elif isinstance(declared, list):
-            types &= frozenset().union(*(_EXPANDED.get(name, _NONE) for name in declared if isinstance(name, str)))
-        if "const" in schema:
-            types &= _EXPANDED.get(json_type(schema["const"]), _NONE) | {json_type(schema["const"])}
-        if isinstance(schema.get("enum"), list):
-            types &= frozenset(json_type(value) for value in schema["enum"])
-        if isinstance(schema.get("allOf"), list):
-            for part in schema["allOf"]:
-                types &= self.accepted(locator.subschema(part, scope), depth + 1)
-        for keyword in ("anyOf", "oneOf"):
-            branches = schema.get(keyword)
-            if isinstance(branches, list):
-                types &= frozenset().union(
-                    *(self.accepted(locator.subschema(branch, scope), depth + 1) for branch in branches)
-                )
-        return types
+    def remember(self) -> bool:
+        return self.locator.remember()
 
-    def child(self, node: Node, step: str | int, depth: int = 0) -> Node:
-        """The node one step inside ``node``: a member name (str) or an item index (int)."""
-        if isinstance(node, bool):
-            return True
-        child = node.children.get(step)
-        if child is None:
-            child = self._compute_child(node, step, depth)
-            if self.locator.remember():
-                node.children[step] = child
-        return child
-
-    def _compute_child(self, node: SchemaNode, step: str | int, depth: int) -> Node:
-        if depth > _NODE_DEPTH:
-            return True
-        self._spend()
-        if isinstance(node, MergedSchemas):
-            return merge(node.every, [self.child(part, step, depth + 1) for part in node.parts])
-        assert isinstance(node, ScopedSchema)
-        schema, scope, locator = node.schema, node.scope, self.locator
-        parts: list[Node] = []
-        if "$ref" in schema:
-            parts.append(self.child(locator.resolve(schema["$ref"], scope), step, depth + 1))
-            if scope.draft <= jsonschema_rs.Draft7:
-                return merge(True, parts)
-        if isinstance(step, str):
-            parts.extend(self._own_members(schema, scope, step))
-        else:
-            parts.extend(self._own_items(schema, scope, step))
-        container = "object" if isinstance(step, str) else "array"
-        if isinstance(schema.get("allOf"), list):
-            parts.extend(self.child(locator.subschema(part, scope), step, depth + 1) for part in schema["allOf"])
-        for keyword in ("anyOf", "oneOf"):
-            if isinstance(schema.get(keyword), list):
-                branches = [locator.subschema(branch, scope) for branch in schema[keyword]]
-                parts.append(
-                    merge(
-                        False,
-                        [
-                            self.child(branch, step, depth + 1)
-                            for branch in branches
-                            if container in self.accepted(branch, depth + 1)
-                        ],
-                    )
-                )
-        return merge(True, parts)
+    def matching_patterns(self, schema: Mapping[str, Any], key: str) -> list[str] | None:
+        if UNDECIDABLE_KEYS in schema:
+            return None  # patterns that cannot be checked within bounds
+        patterns = schema.get("patternProperties")
+        if not isinstance(patterns, Mapping) or not patterns:
+            return []
+        pattern_set = self._pattern_set(patterns)
+        self._spend(1 + len(patterns) // _PATTERNS_PER_UNIT)  # the key is matched against every pattern
+        return pattern_set.matching(key) if pattern_set is not None else None
 
     def _pattern_set(self, patterns: Mapping[str, Any]) -> _PatternSet | None:
         cached = self._pattern_sets.get(id(patterns))
@@ -219,42 +140,6 @@ class NodeReader:
             pattern_set = None
         self._pattern_sets[id(patterns)] = (patterns, pattern_set)
         return pattern_set
-
-    def _own_members(self, schema: Mapping[str, Any], scope: Scope, key: str) -> list[Node]:
-        """What ``properties``, ``patternProperties`` and ``additionalProperties`` say of ``key``."""
-        parts: list[Node] = []
-        properties = schema.get("properties")
-        matched = isinstance(properties, Mapping) and key in properties
-        if matched:
-            parts.append(self.locator.subschema(properties[key], scope))  # type: ignore[index]
-        patterns = schema.get("patternProperties")
-        if isinstance(patterns, Mapping) and patterns:
-            pattern_set = self._pattern_set(patterns)
-            self._spend(1 + len(patterns) // _PATTERNS_PER_UNIT)  # the key is matched against every pattern
-            matching = pattern_set.matching(key) if pattern_set is not None else None
-            if matching is None:
-                return []  # cannot tell which schemas apply: constrain nothing
-            parts.extend(self.locator.subschema(patterns[pattern], scope) for pattern in matching)
-            matched = matched or bool(matching)
-        if UNDECIDABLE_KEYS in schema:
-            return []
-        additional = schema.get("additionalProperties")
-        if not matched and isinstance(additional, (Mapping, bool)):
-            parts.append(self.locator.subschema(additional, scope))
-        return parts
-
-    def _own_items(self, schema: Mapping[str, Any], scope: Scope, index: int) -> list[Node]:
-        """What ``prefixItems``/``items`` (or before 2020-12, array ``items``/``additionalItems``) say of ``index``."""
-        items = schema.get("items")
-        if scope.draft >= jsonschema_rs.Draft202012:
-            prefix = schema.get("prefixItems")
-        elif isinstance(items, list):
-            prefix, items = items, schema.get("additionalItems")
-        else:
-            prefix = None
-        if isinstance(prefix, list) and index < len(prefix):
-            return [self.locator.subschema(prefix[index], scope)]
-        return [self.locator.subschema(items, scope)] if isinstance(items, (Mapping, bool)) else []
 
     def shape(self, node: Node) -> Shape:
         """The property names ``node`` declares, across ``$ref`` and combinators, and its patterns."""
@@ -279,7 +164,7 @@ class NodeReader:
                 schema, scope = current.schema, current.scope
                 if "$ref" in schema:
                     stack.append((self.locator.resolve(schema["$ref"], scope), depth + 1))
-                    if scope.draft <= jsonschema_rs.Draft7:
+                    if scope.draft <= DRAFT_7:
                         continue
                 if isinstance(schema.get("properties"), Mapping):
                     declared.update(name for name in schema["properties"] if isinstance(name, str))
@@ -297,7 +182,8 @@ class NodeReader:
             for name in sorted(declared):
                 folded.setdefault(fold(name), []).append(name)
             node.shape = Shape(frozenset(declared), folded, pattern_sets, unknown)
-        return node.shape
+        shape: Shape = node.shape
+        return shape
 
 
 class SchemaReader:
@@ -336,7 +222,7 @@ class SchemaReader:
 
     def types(self, location: tuple[str | int, ...] = ()) -> frozenset[str]:
         """The JSON types a value at ``location`` may have (``number`` includes ``integer``): never too few."""
-        return self._ask(location, self._nodes.accepted)
+        return self._ask(location, self._nodes.accepted) - {NULL_STRING}
 
     def children(self, location: tuple[str | int, ...] = ()) -> frozenset[str]:
         """The member names declared at ``location`` (``properties``, across ``$ref`` and combinators)."""

@@ -2,56 +2,29 @@
 
 A ``$ref`` resolves inside the schema (JSON pointers, ``$anchor``, ``$id``-scoped embedded
 resources) through jsonschema-rs's own registry, or not at all: nothing is ever fetched. Each
-schema object read in its scope is one `ScopedSchema`, found and remembered by a `Locator`; the
-`SchemaNode` base keeps what has been learned about a location (its accepted types, its children).
+schema object read in its scope is one `ScopedSchema` (`pydantic_lenient.schema.locations`),
+found and remembered by a `Locator`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import Any
 from urllib.parse import urldefrag, urljoin
 
 import jsonschema_rs
 
-if TYPE_CHECKING:
-    from .reader import Shape
+from pydantic_lenient.schema.locations import DRAFT_7, DRAFTS, Draft, Node, Scope, ScopedSchema, declared_draft
 
 __all__ = (
-    "DRAFTS",
+    "DRAFTS",  # the dialects' names, from `pydantic_lenient.schema.locations`
     "MEMO_LIMIT",
     "ROOT_URI",
     "Draft",
     "Locator",
-    "MergedSchemas",
-    "Node",
-    "SchemaNode",
-    "Scope",
-    "ScopedSchema",
-    "declared_draft",
     "draft_number",
-    "merge",
     "refuse_retrieval",
 )
-
-Draft = Literal["2020-12", "2019-09", "07", "06", "04"]
-"""The JSON Schema dialects a schema can be read in; 2020-12 (MCP's default) unless its ``$schema`` says otherwise.
-
->>> from pydantic_lenient.repair import repair_arguments
->>> schema = {"prefixItems": [{"type": "integer"}]}
->>> repair_arguments(schema, ["1"]).arguments, repair_arguments(schema, ["1"], draft="07").arguments
-([1], ['1'])
-"""
-
-DRAFTS: dict[str, int] = {
-    "2020-12": jsonschema_rs.Draft202012,
-    "2019-09": jsonschema_rs.Draft201909,
-    "07": jsonschema_rs.Draft7,
-    "06": jsonschema_rs.Draft6,
-    "04": jsonschema_rs.Draft4,
-}
-"""jsonschema-rs's number for each `Draft`; a later draft has a larger number."""
 
 ROOT_URI = "https://pydantic-lenient.invalid/schema.json"
 """Where a schema without an absolute ``$id`` lives, for resolving references against it; never fetched."""
@@ -83,74 +56,6 @@ def draft_number(schema: Any, draft: Draft | None) -> int:
     return declared_draft(declared) or jsonschema_rs.Draft202012
 
 
-def declared_draft(declared: Any) -> int | None:
-    """The draft a ``$schema`` value names, or None."""
-    if not isinstance(declared, str):
-        return None
-    for name, number in (("draft-04", 4), ("draft-06", 6), ("draft-07", 7), ("2019-09", 19), ("2020-12", 20)):
-        if name in declared:
-            return number
-    return None
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Where a subschema sits: the base URI its references resolve against, and its draft."""
-
-    base: str
-    draft: int
-
-
-class SchemaNode:
-    """A location's schema, with what has been learned about it (accepted types, children)."""
-
-    __slots__ = ("children", "shape", "types")
-
-    def __init__(self) -> None:
-        self.types: frozenset[str] | None = None
-        self.children: dict[str | int, Node] = {}
-        self.shape: Shape | None = None
-
-
-class ScopedSchema(SchemaNode):
-    """One schema object, read in its scope."""
-
-    __slots__ = ("schema", "scope")
-
-    def __init__(self, schema: Mapping[str, Any], scope: Scope) -> None:
-        super().__init__()
-        self.schema = schema
-        self.scope = scope
-
-
-class MergedSchemas(SchemaNode):
-    """Several schemas at one location: all of them apply (``every``), or any one may be meant."""
-
-    __slots__ = ("every", "parts")
-
-    def __init__(self, every: bool, parts: tuple[Node, ...]) -> None:
-        super().__init__()
-        self.every = every
-        self.parts = parts
-
-
-Node = Union[SchemaNode, bool]
-"""The schema at a location: a node, or a boolean schema (True: anything goes; False: nothing does)."""
-
-
-def merge(every: bool, parts: list[Node]) -> Node:
-    """Schemas that all apply (``every``) or of which any may be meant, simplified where that is exact."""
-    if every:
-        parts = [part for part in parts if part is not True]
-        if any(part is False for part in parts):
-            return False
-        if not parts:
-            return True
-    elif not parts or any(part is True for part in parts):
-        return True  # no branch takes the container, or one takes anything: assume nothing
-    return parts[0] if len(parts) == 1 else MergedSchemas(every, tuple(parts))
-
-
 class Locator:
     """Finds the node for a subschema in its scope, and for a ``$ref``; remembers both.
 
@@ -179,7 +84,7 @@ class Locator:
         identifier = schema.get("$id")
         if not isinstance(identifier, str) or identifier.startswith("#"):
             return scope
-        if scope.draft <= jsonschema_rs.Draft7 and "$ref" in schema:
+        if scope.draft <= DRAFT_7 and "$ref" in schema:
             return scope  # draft-07: $ref overrides its siblings, $id included
         base = urldefrag(urljoin(scope.base, identifier)).url
         return Scope(base, declared_draft(schema.get("$schema")) or scope.draft)

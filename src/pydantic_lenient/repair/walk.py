@@ -12,17 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .budget import Allowance, OverBudget
-from .coercions import SCALARS, coerce, json_type
+from pydantic_lenient.schema.locations import NULL_STRING, Allowance, Node, OverBudget, SchemaNode
+from pydantic_lenient.types.forms import NULL_TEXT
+from pydantic_lenient.types.json_kinds import json_type
+
+from .coercions import SCALARS, coerce
 from .reader import NodeReader, fold, matching_cost
-from .scopes import Node, SchemaNode
 from .validation import json_pointer
 
 __all__ = ("Walk", "copy_containers")
-
-# The JSON Schema type of a value of each plain class, at once; `json_type` answers for the rest. Defined here,
-# not imported: CPython 3.11 compiles ``imported_name.get(...)`` to build a bound method on every call.
-_JSON_TYPES = {type(None): "null", bool: "boolean", int: "integer", str: "string", list: "array", dict: "object"}
 
 
 def copy_containers(value: Any, depth: int) -> Any:
@@ -50,10 +48,10 @@ class Walk(Allowance):
     it does not visit (anything goes there, or too deep) shared with the arguments. A walk is its
     own `Allowance`, so that each value spends without a lookup.
 
-    >>> from pydantic_lenient.repair.budget import Allowance
     >>> from pydantic_lenient.repair.reader import NodeReader
     >>> from pydantic_lenient.repair.scopes import DRAFTS, Locator
     >>> from pydantic_lenient.repair.walk import Walk
+    >>> from pydantic_lenient.schema.locations import Allowance
     >>> schema = {"properties": {"dryRun": {"type": "boolean"}}}
     >>> reader = NodeReader(Locator(schema, DRAFTS["2020-12"]), Allowance(0))
     >>> repairs = []
@@ -106,7 +104,10 @@ class Walk(Allowance):
                 return value
             return copy_containers(value, self.max_depth - depth)
         types = node.types if isinstance(node, SchemaNode) and node.types is not None else self._reader.accepted(node)
-        if (_JSON_TYPES.get(value.__class__) or json_type(value)) not in types:
+        kind = json_type(value)
+        if kind == "string" and value == NULL_TEXT:
+            kind = NULL_STRING  # admitted only where the string "null" itself is (the "null" policy)
+        if kind not in types:
             coerced = coerce(value, types, self.max_text_length)
             if coerced is not None:
                 after, kind = coerced

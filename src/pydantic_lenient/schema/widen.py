@@ -6,14 +6,16 @@ schema also admits that string, written as the lenient scalar types write it:
 
 | the location takes | it also admits |
 |---|---|
-| integers (not strings) | a string matching ``^-?[0-9]+$`` (`LenientInt`'s pattern) |
+| integers (not strings) | a string matching ``^-?[0-9]+$`` (`LenientInt`'s pattern) within the node's bounds |
 | numbers (not strings) | a string in JSON number syntax (`LenientFloat`'s pattern) |
 | booleans (not strings) | ``"true"`` / ``"false"`` in any ASCII case (`StrictBoolish`'s pattern) |
 | arrays or objects (not strings) | a string marked ``contentMediaType: application/json`` |
+| null (not the string ``"null"``) | ``"null"`` (the one ``"null"`` policy, `NULL_TEXT`), joined to a sibling pattern |
 
-A location's types are read the way repair reads them (``type``, ``enum``, ``const``, local
-``$ref``, ``allOf`` as the intersection, ``anyOf``/``oneOf`` as the union), across every subschema
-that applies there, so a location that already takes strings is never widened: repair leaves its
+A location's types are read by the reader repair reads them with (`pydantic_lenient.schema.locations`:
+``type``, ``enum``, ``const``, local ``$ref`` (overriding its siblings in draft-07 and before),
+``allOf`` as the intersection, ``anyOf``/``oneOf`` as the union), across every subschema that
+applies there, so a location that already takes strings is never widened: repair leaves its
 strings alone. Keywords repair does not read (``not``, ``if``/``then``/``else``, ``contains``, ...)
 are left as they are, and so are embedded resources (a subschema with its own ``$id``). The root
 stays an object schema, and no ``$ref`` target moves: a location that a JSON pointer elsewhere
@@ -24,19 +26,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, Union
-from urllib.parse import unquote
+from typing import Any
 
 from pydantic_lenient.types.boolean_text import TRUE_OR_FALSE
-from pydantic_lenient.types.forms import JSON_NUMBER, SIGNED_DIGITS, split_annotations
+from pydantic_lenient.types.forms import JSON_NUMBER, NULL_TEXT, SIGNED_DIGITS, pattern_with_null, split_annotations
 
-from .styles import Style, apply_style
+from .locations import (
+    DRAFT_2020_12,
+    DRAFTS,
+    NULL_STRING,
+    Allowance,
+    Draft,
+    LocationReader,
+    Node,
+    OverBudget,
+    Scope,
+    ScopedSchema,
+    declared_draft,
+    pointer_tokens,
+)
+from .styles import Style, _inclusive_integer_bounds, apply_style
 
 __all__ = ("widen_schema",)
 
-_ALL = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
-_NONE: frozenset[str] = frozenset()
-_EXPANDED = {name: frozenset({name}) for name in _ALL} | {"number": frozenset({"number", "integer"})}
 _STRUCTURES = frozenset({"array", "object"})
 # JSON text repair parses: after JSON whitespace, the bracket that opens an array or an object, or
 # that text stringified once more: a JSON string whose content (after its own whitespace, escaped
@@ -66,48 +78,64 @@ _OPAQUE = frozenset(
     | {"unevaluatedItems", "unevaluatedProperties"}
 )
 
-# A part of a location as the reader sees it: a schema, or ("all" | "any", parts).
-Part = Union[Mapping[str, Any], bool, tuple[str, tuple["Part", ...]]]
 
+class _Reader(LocationReader):
+    """The locations of one schema, read by the rules repair reads them with (`LocationReader`):
+    ``$ref`` as a local JSON pointer (nothing else is followed), patterns on the bounded ECMA-262
+    engine, and an embedded resource (a subschema with its own ``$id``, which widening leaves as it
+    is) as admitting anything. Compiling and matching patterns spend the widening's allowance."""
 
-class _TooComplex(Exception):
-    pass
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
-class _Reader:
-    """What a location accepts, and the parts that apply one step inside it, read as repair reads them."""
-
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Any, draft: int) -> None:
+        super().__init__(Allowance(_BUDGET))
         self.root = root
-        self.remaining = _BUDGET
-        self._types: dict[int, tuple[Part, frozenset[str]]] = {}
-        self._children: dict[tuple[int, str | int], tuple[Part, Part]] = {}
-        self._references: dict[str, Part] = {}
+        self.scope = Scope("#", draft)
+        self._located: dict[int, tuple[Any, Node]] = {}
+        self._references: dict[str, Node] = {}
         self._matchers: dict[str, Any] = {}  # each pattern's check, compiled once per widening
 
-    def _spend(self, cost: int = 1) -> None:
-        self.remaining -= cost
-        if self.remaining < 0:
-            raise _TooComplex
+    def spend(self, cost: int = 1) -> None:
+        self._spend(cost)
 
-    def matching_patterns(self, patterns: tuple[Any, ...], key: str) -> list[Any] | None:
+    def locate(self, schema: Any) -> Node:
+        """The node of one subschema (True for what is not a schema, or an embedded resource)."""
+        if isinstance(schema, bool):
+            return schema
+        if not isinstance(schema, Mapping):
+            return True
+        cached = self._located.get(id(schema))
+        if cached is not None and cached[0] is schema:
+            return cached[1]
+        node: Node = True if schema is not self.root and "$id" in schema else ScopedSchema(schema, self.scope)
+        self._located[id(schema)] = (schema, node)
+        return node
+
+    def subschema(self, schema: Any, scope: Scope) -> Node:
+        return self.locate(schema)
+
+    def resolve(self, reference: Any, scope: Scope) -> Node:
+        """A local JSON pointer; anything else constrains nothing (it is never fetched)."""
+        if not isinstance(reference, str) or not reference.startswith("#"):
+            return True
+        if reference not in self._references:
+            node: Any = self.root
+            for token in pointer_tokens(reference) or ():
+                if isinstance(node, Mapping) and token in node:
+                    node = node[token]
+                elif isinstance(node, list) and token.isascii() and token.isdecimal() and int(token) < len(node):
+                    node = node[int(token)]
+                else:
+                    node = True
+                    break
+            self._references[reference] = self.locate(node)
+        return self._references[reference]
+
+    def matching_patterns(self, schema: Mapping[str, Any], key: str) -> list[str] | None:
         """The patterns matching ``key``, on repair's bounded engine; None when that cannot be decided
         (a pattern that is not ECMA-262 or not checkable within bounds, the backtracking limit).
         Compiling and matching are spent from the budget."""
+        patterns = schema.get("patternProperties")
+        if not isinstance(patterns, Mapping):
+            return []
         matching = []
         for pattern in patterns:
             check = self._matcher(pattern)
@@ -137,151 +165,70 @@ class _Reader:
             self._matchers[pattern] = None if translation.pattern is None else matcher(translation.pattern)
         return self._matchers[pattern]
 
-    def resolve(self, reference: Any) -> Part:
-        """A local JSON pointer; anything else constrains nothing (it is never fetched)."""
-        if not isinstance(reference, str) or not reference.startswith("#"):
-            return True
-        if reference not in self._references:
-            node: Any = self.root
-            for token in pointer_tokens(reference) or ():
-                if isinstance(node, Mapping) and token in node:
-                    node = node[token]
-                elif isinstance(node, list) and token.isascii() and token.isdecimal() and int(token) < len(node):
-                    node = node[int(token)]
-                else:
-                    node = True
-                    break
-            self._references[reference] = node if isinstance(node, (Mapping, bool)) else True
-        return self._references[reference]
-
-    def types(self, part: Part, depth: int = 0) -> frozenset[str]:
-        if part is True or not isinstance(part, (Mapping, bool, tuple)):
-            return _ALL
-        if part is False:
-            return _NONE
-        cached = self._types.get(id(part))
-        if cached is not None and cached[0] is part:
-            return cached[1]
-        if depth > _MAX_DEPTH:
-            return _ALL
-        self._spend()
-        self._types[id(part)] = (part, _ALL)  # a cycle back here reads "anything"
-        if isinstance(part, tuple):
-            kind, parts = part
-            sets = [self.types(inner, depth + 1) for inner in parts]
-            result = frozenset.intersection(_ALL, *sets) if kind == "all" else frozenset().union(*sets)
-        elif isinstance(part, Mapping):
-            result = self._own_types(part, depth)
-        else:
-            result = _ALL
-        self._types[id(part)] = (part, result)
-        return result
-
-    def _own_types(self, node: Mapping[str, Any], depth: int) -> frozenset[str]:
-        result = _ALL
-        if "$ref" in node:
-            result &= self.types(self.resolve(node["$ref"]), depth + 1)
-        declared = node.get("type")
-        if isinstance(declared, str):
-            result &= _EXPANDED.get(declared, _NONE)
-        elif isinstance(declared, list):
-            result &= frozenset().union(*(_EXPANDED.get(name, _NONE) for name in declared if isinstance(name, str)))
-        if "const" in node:
-            kind = _json_type(node["const"])
-            result &= _EXPANDED.get(kind, _NONE) | {kind}
-        if isinstance(node.get("enum"), list):
-            result &= frozenset(_json_type(value) for value in node["enum"])
-        if isinstance(node.get("allOf"), list):
-            for branch in node["allOf"]:
-                result &= self.types(branch, depth + 1)
-        for keyword in ("anyOf", "oneOf"):
-            if isinstance(node.get(keyword), list):
-                result &= frozenset().union(*(self.types(branch, depth + 1) for branch in node[keyword]))
-        return result
-
-    def child(self, part: Part, step: str | int, depth: int = 0) -> Part:
-        """What applies to member ``step`` (a str) or item ``step`` (an int) of a value at ``part``."""
-        if isinstance(part, bool) or depth > _MAX_DEPTH:
-            return True
-        cached = self._children.get((id(part), step))
-        if cached is not None and cached[0] is part:
-            return cached[1]
-        self._spend()
-        result: Part
-        if isinstance(part, tuple):
-            kind, parts = part
-            result = (kind, tuple(self.child(inner, step, depth + 1) for inner in parts))
-        elif isinstance(part, Mapping):
-            inner: list[Part] = []
-            if "$ref" in part:
-                inner.append(self.child(self.resolve(part["$ref"]), step, depth + 1))
-            inner.extend(_own_members(part, step, self) if isinstance(step, str) else _own_items(part, step))
-            container = "object" if isinstance(step, str) else "array"
-            if isinstance(part.get("allOf"), list):
-                inner.extend(self.child(branch, step, depth + 1) for branch in part["allOf"])
-            for keyword in ("anyOf", "oneOf"):
-                if isinstance(part.get(keyword), list):
-                    branches = [branch for branch in part[keyword] if container in self.types(branch, depth + 1)]
-                    inner.append(("any", tuple(self.child(branch, step, depth + 1) for branch in branches)))
-            result = ("all", tuple(inner)) if inner else True
-        else:
-            result = True
-        self._children[(id(part), step)] = (part, result)
-        return result
+    def types(self, schema: Any) -> frozenset[str]:
+        """What a value at one subschema (not the whole location) may be."""
+        return self.accepted(self.locate(schema))
 
 
-def _own_members(node: Mapping[str, Any], key: str, reader: _Reader) -> list[Part]:
-    parts: list[Part] = []
-    properties = node.get("properties")
-    matched = isinstance(properties, Mapping) and key in properties
-    if matched:
-        parts.append(properties[key])  # type: ignore[index]
-    patterns = node.get("patternProperties")
-    if isinstance(patterns, Mapping) and patterns:
-        matching = reader.matching_patterns(tuple(patterns), key)
-        if matching is None:
-            return []  # which schemas apply cannot be told within bounds: as repair, constrain nothing
-        parts.extend(patterns[pattern] for pattern in matching)
-        matched = matched or bool(matching)
-    additional = node.get("additionalProperties")
-    if not matched and isinstance(additional, (Mapping, bool)):
-        parts.append(additional)
-    return parts
-
-
-def _own_items(node: Mapping[str, Any], index: int) -> list[Part]:
-    prefix, items = node.get("prefixItems"), node.get("items")
-    if isinstance(items, list):  # draft-07 tuple form
-        prefix, items = items, node.get("additionalItems")
-    if isinstance(prefix, list) and index < len(prefix):
-        return [prefix[index]]
-    return [items] if isinstance(items, (Mapping, bool)) else []
-
-
-def pointer_tokens(reference: str) -> list[str] | None:
-    """The tokens of a local JSON pointer reference (``#/a/b``), or None for anything else."""
-    if reference == "#":
-        return []
-    if not reference.startswith("#/"):
-        return None
-    return [unquote(token).replace("~1", "/").replace("~0", "~") for token in reference[2:].split("/")]
+_NULL_FORM = {"type": "string", "const": NULL_TEXT}
 
 
 def _alternatives(location: frozenset[str] | None, here: frozenset[str]) -> list[dict[str, Any]]:
     """The string forms repair turns into a type that both the location and this part take."""
-    if location is None or "string" in location:
+    if location is None:
         return []
     both = location & here
     forms: list[dict[str, Any]] = []
-    if "integer" in both:
-        number = "number" in location and "number" in here
-        forms.append({"type": "string", "pattern": JSON_NUMBER if number else SIGNED_DIGITS})
-    if "boolean" in both:
-        forms.append({"type": "string", "pattern": TRUE_OR_FALSE})
-    if both & _STRUCTURES:
-        opening = "[{" if both >= _STRUCTURES else "[" if "array" in both else "{"
-        forms.append({"type": "string", "pattern": _JSON_TEXT[opening], "contentMediaType": "application/json"})
+    if "string" not in location:
+        if "integer" in both:
+            number = "number" in location and "number" in here
+            forms.append({"type": "string", "pattern": JSON_NUMBER if number else SIGNED_DIGITS})
+        if "boolean" in both:
+            forms.append({"type": "string", "pattern": TRUE_OR_FALSE})
+        if both & _STRUCTURES:
+            opening = "[{" if both >= _STRUCTURES else "[" if "array" in both else "{"
+            forms.append({"type": "string", "pattern": _JSON_TEXT[opening], "contentMediaType": "application/json"})
+    if "null" in both and NULL_STRING not in location:  # the one "null" policy (types/forms.py NULL_TEXT)
+        forms.append(dict(_NULL_FORM))
     return forms
+
+
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def _within_bounds(node: Mapping[str, Any], forms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The digit form narrowed to the integers the node's own bounds admit (leading zeros included,
+    as repair reads them), so that a host refuses the digit strings whose value the validator refuses."""
+    bounds = {key: node[key] for key in _BOUNDS if key in node}
+    if not bounds or any(isinstance(bound, bool) for bound in bounds.values()):  # draft-04's flags: unread
+        return forms
+    narrowed = []
+    for form in forms:
+        if set(form) == {"type", "pattern"} and form["pattern"] == SIGNED_DIGITS:
+            _, form = _inclusive_integer_bounds({"type": "integer", **bounds}, form)
+        narrowed.append(form)
+    return narrowed
+
+
+def _with_null_joined(branches: list[Any]) -> list[Any]:
+    """Alternatives with the ``"null"`` form joined into a sibling scalar string form, as the lenient
+    types write it (``^(?:-?[0-9]+|null)$``, `pattern_with_null`), so the type-array style can
+    flatten them; unchanged without such a sibling."""
+    if _NULL_FORM not in branches:
+        return branches
+    for branch in branches:
+        if not isinstance(branch, dict) or branch.get("type") != "string":
+            continue
+        joined: dict[str, Any]
+        if set(branch) == {"type", "pattern"} and isinstance(branch["pattern"], str):
+            joined = {"type": "string", "pattern": pattern_with_null(branch["pattern"])}
+        elif set(branch) == {"type", "enum"} and isinstance(branch["enum"], list):
+            joined = {"type": "string", "enum": [*branch["enum"], NULL_TEXT]}
+        else:
+            continue
+        rest = [other for other in branches if other != _NULL_FORM]
+        return [joined if other is branch else other for other in rest]
+    return branches
 
 
 def _listed_by_every_branch(branches: list[Any]) -> dict[str, Any]:
@@ -352,8 +299,8 @@ _REFUSES_STRINGS = frozenset(
 
 
 class _Widener:
-    def __init__(self, root: Any) -> None:
-        self.reader = _Reader(root)
+    def __init__(self, root: Any, draft: int) -> None:
+        self.reader = _Reader(root, draft)
         self.root = root
         self.pinned = self._pinned_nodes(root)
 
@@ -367,7 +314,7 @@ class _Widener:
             if id(node) in seen:
                 continue
             seen.add(id(node))
-            self.reader._spend()
+            self.reader.spend()
             if isinstance(node, Mapping):
                 tokens = pointer_tokens(node["$ref"]) if isinstance(node.get("$ref"), str) else None
                 if tokens:
@@ -395,16 +342,16 @@ class _Widener:
     def widen(self) -> Any:
         if not isinstance(self.root, Mapping):
             return self.root
-        return self.node(self.root, None, self.root, 0)
+        return self.node(self.root, None, self.reader.locate(self.root), 0)
 
-    def node(self, node: Any, location: frozenset[str] | None, part: Part, depth: int) -> Any:
+    def node(self, node: Any, location: frozenset[str] | None, part: Node, depth: int) -> Any:
         """``node`` (one of the subschemas that apply at a location), widened; ``location`` is
         what the whole location takes (None: add no string forms here), ``part`` all that applies."""
         if not isinstance(node, Mapping) or (depth and "$id" in node):
             return node  # an embedded resource: its references resolve against its own $id, unread here
         if depth > _MAX_DEPTH:
-            raise _TooComplex
-        self.reader._spend()
+            raise OverBudget
+        self.reader.spend()
         one_of = node.get("oneOf")
         # A oneOf is widened as a whole: a string form on each branch would lose what tells the
         # branches apart (a bound, another branch taking strings), so a string could match two
@@ -414,6 +361,7 @@ class _Widener:
         forms = _spelling_only_listed_values(node, forms)
         if isinstance(one_of, list):
             forms = _spelling_only_listed_values(_listed_by_every_branch(one_of), forms)
+        forms = _with_null_joined(_within_bounds(node, forms))
         wrapped = bool(forms) and id(node) not in self.pinned
         inner_location = None if wrapped else location
         result: dict[str, Any] = {}
@@ -425,17 +373,19 @@ class _Widener:
         return {"anyOf": [core, *forms], **annotations}
 
     def _keyword(
-        self, node: Mapping[str, Any], key: str, value: Any, location: frozenset[str] | None, part: Part, depth: int
+        self, node: Mapping[str, Any], key: str, value: Any, location: frozenset[str] | None, part: Node, depth: int
     ) -> Any:
         if key in _OPAQUE:
             return value
         if key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
             branches = [self.node(branch, location, part, depth + 1) for branch in value]
             if key == "anyOf" and id(node) not in self.pinned:
-                branches = [inner for branch in branches for inner in _spliced(branch)]
+                branches = _with_null_joined([inner for branch in branches for inner in _spliced(branch)])
             return branches
         if key in _DEFINITIONS and isinstance(value, Mapping):
-            return {name: self.node(schema, None, schema, depth + 1) for name, schema in value.items()}
+            return {
+                name: self.node(schema, None, self.reader.locate(schema), depth + 1) for name, schema in value.items()
+            }
         if key in ("properties", "patternProperties") and isinstance(value, Mapping):
             return {
                 name: self._member(schema, part, name if key == "properties" else None, depth)
@@ -455,15 +405,15 @@ class _Widener:
             return self._item(value, part, len(items) if isinstance(items, list) else 0, depth)
         return value
 
-    def _member(self, schema: Any, part: Part, name: str | None, depth: int) -> Any:
+    def _member(self, schema: Any, part: Node, name: str | None, depth: int) -> Any:
         # A member reached through patternProperties or additionalProperties has no one name: its
         # location is read from the schema alone.
-        child = self.reader.child(part, name) if name is not None else schema
-        return self.node(schema, self.reader.types(child), child, depth + 1)
+        child = self.reader.child(part, name) if name is not None else self.reader.locate(schema)
+        return self.node(schema, self.reader.accepted(child), child, depth + 1)
 
-    def _item(self, schema: Any, part: Part, index: int, depth: int) -> Any:
+    def _item(self, schema: Any, part: Node, index: int, depth: int) -> Any:
         child = self.reader.child(part, index)
-        return self.node(schema, self.reader.types(child), child, depth + 1)
+        return self.node(schema, self.reader.accepted(child), child, depth + 1)
 
 
 def _spliced(branch: Any) -> list[Any]:
@@ -490,13 +440,15 @@ def _moves_nothing_referenced(schema: Any) -> bool:
     return True
 
 
-def widen_schema(schema: Any, style: Style = "type-array") -> Any:
+def widen_schema(schema: Any, style: Style = "type-array", *, draft: Draft | None = None) -> Any:
     """``schema`` widened to admit the string forms repair fixes (see the module docs); a new object.
 
     ``style`` is how the string forms are written: ``"any-of"`` as extra ``anyOf`` branches,
     ``"type-array"`` (the default) flattened into type arrays where that means the same, and
     ``"strict"`` not at all (the schema comes back as it was, for hosts that repair themselves).
     A schema too large or deep to read within the widening's bounds also comes back as it was.
+    ``draft`` is the dialect, as `Repairer` reads it: by default the one the schema's ``$schema``
+    names, else 2020-12.
 
     >>> widen_schema({"type": "object", "properties": {"limit": {"type": "integer", "minimum": 0}}})
     {'type': 'object', 'properties': {'limit': {'type': ['integer', 'string'], 'minimum': 0, 'pattern': '^-?[0-9]+$'}}}
@@ -505,9 +457,13 @@ def widen_schema(schema: Any, style: Style = "type-array") -> Any:
         return schema
     if style not in ("type-array", "any-of"):
         raise ValueError(f"unknown style {style!r}; expected one of type-array, any-of, strict")
+    if draft is not None and draft not in DRAFTS:
+        raise ValueError(f"draft {draft!r} is not one of {', '.join(DRAFTS)}")
+    declared = schema.get("$schema") if isinstance(schema, Mapping) else None
+    number = DRAFTS[draft] if draft is not None else declared_draft(declared) or DRAFT_2020_12
     try:
-        widened = _Widener(schema).widen()
-    except (_TooComplex, RecursionError):
+        widened = _Widener(schema, number).widen()
+    except (OverBudget, RecursionError):
         return schema
     if style == "type-array" and isinstance(widened, dict) and _moves_nothing_referenced(widened):
         try:

@@ -16,6 +16,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema, from_json, to_json
 
 from .forms import split_annotations
+from .json_kinds import json_type
 from .scalar import effective_marker, read_inner, render_scalar, with_inner
 
 __all__ = (
@@ -42,13 +43,7 @@ _OBJECT_SCHEMAS = frozenset({"dict", "model", "model-fields", "typed-dict", "dat
 _WRAPPING_SCHEMAS = frozenset({"function-before", "function-after", "function-wrap", "default", "definitions"})
 _SHAPE_NAMES = {"array": "a list", "object": "an object"}
 _SHAPE_OF_TYPE: dict[type, str] = {list: "array", dict: "object"}
-_KIND_NAMES: dict[type, str] = {
-    list: "a list",
-    dict: "an object",
-    str: "a string",
-    bool: "a boolean",
-    type(None): "null",
-}
+_KIND_NAMES = {"array": "a list", "object": "an object", "string": "a string", "boolean": "a boolean", "null": "null"}
 
 
 def _check_positive(name: str, value: int) -> None:
@@ -148,7 +143,7 @@ def _expected(shapes: set[str]) -> str:
 
 
 def _kind_of(value: Any) -> str:
-    return _KIND_NAMES.get(type(value), "a number")
+    return _KIND_NAMES.get(json_type(value), "a number")
 
 
 @dataclass(frozen=True, slots=True)
