@@ -49,8 +49,8 @@ def _unknown_keywords(schema: Any) -> set[str]:
 
 
 def test_an_exact_range_pattern_for_one_to_a_hundred_thousand() -> None:
-    pattern = exact_digit_pattern(1, 100000, DigitForm(signed=False, leading_zeros=False))
-    assert pattern == "^(?:[1-9][0-9]{0,4}|100000)$"
+    pattern = exact_digit_pattern(1, 100000, DigitForm(signed=False))
+    assert pattern == "^0*(?:[1-9][0-9]{0,4}|100000)$"
     assert pattern is not None
     for value in (0, 1, 99999, 100000, 100001):
         assert (re.fullmatch(pattern, str(value)) is not None) == (1 <= value <= 100000)
@@ -101,7 +101,7 @@ def test_no_pydantic_keyword_reaches_an_advertised_schema(style: Any) -> None:
 def test_every_bound_reaches_the_schema_of_every_way_in(schema: Any) -> None:
     properties = schema()
     assert (properties["limit"]["minimum"], properties["limit"]["maximum"]) == (1, 100000)
-    assert properties["limit"]["pattern"] == "^(?:(?:[1-9][0-9]{0,4}|100000)|null)$"
+    assert properties["limit"]["pattern"] == "^(?:0*(?:[1-9][0-9]{0,4}|100000)|null)$"
     assert (properties["year"]["minimum"], properties["year"]["maximum"]) == (2000, 6500)
     assert (properties["share"]["minimum"], properties["share"]["maximum"]) == (0, 100)
     assert (properties["count"]["minimum"], properties["count"]["maximum"]) == (1, 100)  # no longer dropped

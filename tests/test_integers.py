@@ -72,8 +72,8 @@ CASES = [
     Case(LenientUInt, [(0, 0), ("0", 0), ("00", 0), ("42", 42)], [-1, "-1", "-0", *NOT_INTEGERS], "LenientUInt"),
     Case(
         LenientPositiveInt,
-        [(1, 1), ("1", 1), ("10", 10)],
-        [0, "0", "01", "-1", *NOT_INTEGERS],
+        [(1, 1), ("1", 1), ("10", 10), ("01", 1), ("007", 7)],  # leading zeros everywhere (issue 32)
+        [0, "0", "0000", "-1", *NOT_INTEGERS],
         "LenientPositiveInt",
     ),
     Case(LenientU8, [(255, 255), ("255", 255), ("0255", 255)], [256, "256", -1, *NOT_INTEGERS], "LenientU8"),
@@ -109,12 +109,8 @@ def test_refuses_with_exactly_one_error(annotation: Any, value: Any) -> None:
             "lenient_int",
             "Input should be an integer, or a string of ASCII digits with an optional leading '-'",
         ),
-        (
-            LenientPositiveInt,
-            "007",
-            "lenient_int",
-            "Input should be an integer or a string of ASCII digits that does not start with 0",
-        ),
+        (LenientPositiveInt, "0000", "greater_than_equal", "Input should be greater than or equal to 1"),
+        (LenientPositiveInt, "-1", "lenient_int", "Input should be an integer or a string of ASCII digits"),
         (LenientU32, "4294967296", "less_than_equal", "Input should be less than or equal to 4294967295"),
         (LenientU32, -1, "greater_than_equal", "Input should be greater than or equal to 0"),
         (

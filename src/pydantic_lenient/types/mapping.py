@@ -32,6 +32,7 @@ from pydantic.fields import FieldInfo
 from . import integers
 from .annotations import ARRAYS, UNION_TYPES, function_hints, is_structured, split_annotated, with_metadata
 from .booleans import StrictBoolish, _StrictBoolish
+from .bounds import integer_range
 from .constraints import is_strict, split_constraints, with_bounds_in_marker
 from .exact_leaves import ExactNumber, exact_leaf
 from .floats import _LenientFloat
@@ -398,28 +399,12 @@ def _expand(metadata: tuple[Any, ...], *, fields: bool = False) -> tuple[Any, ..
 
 
 def _inclusive_bounds(bounds: tuple[Any, ...]) -> tuple[int | None, int | None] | None:
-    lower: int | None = None
-    upper: int | None = None
-    for bound in bounds:
-        value = _bound_value(bound)
-        if not isinstance(value, int) or isinstance(value, bool):
-            return None
-        if isinstance(bound, annotated_types.Ge):
-            lower = value if lower is None else max(lower, value)
-        elif isinstance(bound, annotated_types.Gt):
-            lower = value + 1 if lower is None else max(lower, value + 1)
-        elif isinstance(bound, annotated_types.Le):
-            upper = value if upper is None else min(upper, value)
-        else:
-            upper = value - 1 if upper is None else min(upper, value - 1)
+    names = ("ge", "gt", "le", "lt")
+    pairs = [(name, getattr(bound, name)) for bound in bounds for name in names if hasattr(bound, name)]
+    if not all(isinstance(value, int) and not isinstance(value, bool) for _, value in pairs):
+        return None
+    lower, upper, _ = integer_range(pairs)
     return lower, upper
-
-
-def _bound_value(bound: Any) -> Any:
-    for name in ("ge", "gt", "le", "lt"):
-        if hasattr(bound, name):
-            return getattr(bound, name)
-    return None
 
 
 def _exact_number(member: Any) -> Any:

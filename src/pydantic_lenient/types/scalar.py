@@ -18,6 +18,8 @@ from pydantic import GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
+from .bounds import BOUND_KEYWORDS, PYDANTIC_BOUND_KEYWORDS
+
 __all__ = (
     "Inner",
     "effective_marker",
@@ -32,17 +34,6 @@ __all__ = (
 )
 
 _M = TypeVar("_M")
-
-# pydantic's own names for numeric constraints, as they reach a marker's JSON schema when they were
-# applied after it (`Annotated[LenientInt, Field(ge=1)]`), and the standard keywords they stand for.
-_PYDANTIC_BOUND_KEYS = {
-    "ge": "minimum",
-    "le": "maximum",
-    "gt": "exclusiveMinimum",
-    "lt": "exclusiveMaximum",
-    "multiple_of": "multipleOf",
-}
-_STANDARD_BOUND_KEYS = frozenset(_PYDANTIC_BOUND_KEYS.values())
 
 
 def exact_conversion(lax: CoreSchema, exact: CoreSchema) -> CoreSchema:
@@ -101,9 +92,9 @@ def user_bounds(handler: GetJsonSchemaHandler, schema: CoreSchema) -> tuple[dict
     rendered = {key: value for key, value in handler(schema).items() if key not in _INTERNAL_RENDERING}
     bounds: dict[str, Any] = {}
     for key in list(rendered):
-        if key in _PYDANTIC_BOUND_KEYS:
-            bounds[_PYDANTIC_BOUND_KEYS[key]] = rendered.pop(key)
-        elif key in _STANDARD_BOUND_KEYS:
+        if key in PYDANTIC_BOUND_KEYWORDS:  # applied after the marker (`Annotated[LenientInt, Field(ge=1)]`)
+            bounds[PYDANTIC_BOUND_KEYWORDS[key]] = rendered.pop(key)
+        elif key in BOUND_KEYWORDS:
             bounds[key] = rendered.pop(key)
     return bounds, rendered
 
@@ -144,7 +135,7 @@ _EFFECTIVE = "pydantic_lenient_effective"
 _WRAPPERS = frozenset({"function-after", "function-before", "function-wrap"})
 # Bounds and lengths, under pydantic's names and JSON Schema's.
 _ANY_BOUND_KEY = frozenset(
-    {*_PYDANTIC_BOUND_KEYS, *_STANDARD_BOUND_KEYS, "min_length", "max_length", "minLength", "maxLength"}
+    {*PYDANTIC_BOUND_KEYWORDS, *BOUND_KEYWORDS, "min_length", "max_length", "minLength", "maxLength"}
     | {"minItems", "maxItems", "minProperties", "maxProperties"}
 )
 
