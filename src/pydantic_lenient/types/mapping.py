@@ -39,7 +39,7 @@ from .floats import _LenientFloat
 from .integers import _LenientInt
 from .json_values import AcceptJsonText, JsonTextOf
 from .lenient_classes import CLASSES_LOCK, LENIENT_CLASSES, ORIGINALS, lenient_class
-from .null_text import NullText, takes_strings
+from .null_text import NullText, takes_null_text, takes_strings
 from .rendering import render_annotation
 
 __all__ = ("KeptAsIs", "Lenient", "LenientForm", "lenient_annotation", "lenient_form", "lenient_model", "lenient_tool")
@@ -322,11 +322,15 @@ class _Mapper:
                     "so a string such as '1' could be meant for either member",
                 )
             )
-        null_text = type(None) in members and not string_members and not any(isinstance(m, NullText) for m in metadata)
+        null_text = (
+            type(None) in members
+            and not any(takes_null_text(member) for member in members)
+            and not any(isinstance(marker, NullText) for marker in metadata)
+        )
         if all(new is old for new, old in zip(mapped, members, strict=True)) and not null_text:
             return annotation
         union: Any = typing.Union[tuple(mapped)]
-        # No other member takes a string, so the string "null" can only mean None.
+        # No other member takes the string "null" as itself, so it can only mean None (`NULL_TEXT`).
         return with_metadata(union, (*metadata, NullText()) if null_text else metadata)
 
     def structured(self, annotation: Any, base: Any, metadata: tuple[Any, ...], *, text: bool) -> Any:
