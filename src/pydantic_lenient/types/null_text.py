@@ -140,5 +140,5 @@ def takes_null_text(member: Any) -> bool:
     if typing.get_origin(base) is Literal:
         return any(value == NULL_TEXT for value in typing.get_args(base))
     if isinstance(base, type) and issubclass(base, enum.Enum):
-        return any(item.value == NULL_TEXT or item == NULL_TEXT for item in base)
+        return any(item.value == NULL_TEXT for item in base)  # a str-mixin member equals its value
     return True
