@@ -4,10 +4,10 @@ standard JSON Schema, through every way in, and ride in the lenient marker."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Optional, Union
 
 import pytest
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
 from pydantic_lenient import (
     Lenient,
@@ -153,3 +153,44 @@ def test_a_nullable_digit_pattern_is_narrowed_whole(value: str, taken: bool) -> 
         assert not taken
     else:
         assert taken
+
+
+_SPELLINGS = {
+    "Union[LenientInt, None], outside": Annotated[Union[LenientInt, None], Field(gt=0, lt=10)],
+    "Optional[LenientInt], outside": Annotated[Optional[LenientInt], Field(gt=0, lt=10)],
+    "LenientInt | None, outside": Annotated[LenientInt | None, Field(gt=0, lt=10)],
+    "Union[LenientInt, None], inside": Union[Annotated[LenientInt, Field(gt=0, lt=10)], None],
+    "Optional[LenientInt], inside": Optional[Annotated[LenientInt, Field(gt=0, lt=10)]],
+    "LenientInt | None, inside": Annotated[LenientInt, Field(gt=0, lt=10)] | None,
+    "Lenient[...]": Lenient[Annotated[Optional[int], Field(gt=0, lt=10)]],
+}
+
+
+@pytest.mark.parametrize("style", ["type-array", "any-of", "strict"])
+@pytest.mark.parametrize("spelling", list(_SPELLINGS))
+def test_exclusive_bounds_reach_the_schema_in_every_hand_written_spelling(spelling: str, style: Any) -> None:
+    """Issue 32 item 4: `gt`/`lt` outside `Union[LenientInt, None]` advertised as JSON Schema keywords,
+    exactly (inclusive integer bounds), in every style; a host refuses 0 and 10 as the server does."""
+    model = create_model("Tool", value=(_SPELLINGS[spelling], None))
+    schema = input_schema(model, style=style)
+    assert _unknown_keywords(schema) == set(), spelling
+    host = host_validator(schema)
+    for value in (0, 1, 9, 10, "0", "1", "9", "10", "09"):
+        try:
+            model.model_validate({"value": value})
+        except ValidationError:
+            accepted = False
+        else:
+            accepted = True
+        assert accepted == (value in (1, 9, "1", "9", "09")), (spelling, value)
+        if style != "strict" or not isinstance(value, str):  # the strict style advertises no string form
+            assert host.is_valid({"value": value}) is accepted, (spelling, style, value)
+
+
+def test_pydantics_own_generator_still_writes_its_names_for_a_bound_outside_the_optional() -> None:
+    """What a server without the adapter lists (pydantic's generator, pydantic/pydantic#11576): the
+    marker cannot see a bound pydantic applies around it, so `gt`/`lt` stay pydantic's names there;
+    every schema this package writes reads them into keywords (above), and the audit reports the
+    plain server (docs/types.md). If pydantic fixes it, this fails: drop the exception from the docs."""
+    schema = TypeAdapter(_SPELLINGS["Union[LenientInt, None], outside"]).json_schema()
+    assert {"gt", "lt"} <= set(schema["anyOf"][0])
