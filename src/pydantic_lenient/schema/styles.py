@@ -75,7 +75,7 @@ STYLES: tuple[Style, ...] = get_args(Style)
 # Keywords that constrain only instances of one JSON type. A type union may be written as a type
 # array exactly when each branch uses only its own type's keywords: the others ignore them.
 _KEYWORDS_BY_FAMILY: dict[str, frozenset[str]] = {
-    "number": frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}),
+    "number": BOUND_KEYWORDS,
     "string": frozenset(
         {
             "pattern",

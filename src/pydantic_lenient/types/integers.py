@@ -12,7 +12,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
-from .bounds import integer_range
+from .bounds import PYDANTIC_BOUND_KEYWORDS, integer_range
 from .forms import (
     MAX_DIGIT_STRING_LENGTH,
     NONNEGATIVE_OF_SIGNED,
@@ -50,7 +50,7 @@ __all__ = (
 ERROR_TYPE = "lenient_int"
 
 # The constraints pydantic puts in an int schema, all of which the marker holds.
-_INT_CONSTRAINTS = frozenset({"ge", "gt", "le", "lt", "multiple_of"})
+_INT_CONSTRAINTS = frozenset(PYDANTIC_BOUND_KEYWORDS)
 
 _MESSAGES = {
     SIGNED_DIGITS: "Input should be an integer, or a string of ASCII digits with an optional leading '-'",
