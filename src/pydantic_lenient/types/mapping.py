@@ -9,6 +9,8 @@
   TypedDict or dataclass with a member to change becomes a subclass with lenient fields.
 * ``Optional`` and unions are mapped member by member, unless another member takes strings too
   (``int | str``): then "1" could mean either, and the union stays as it is.
+  An ``Optional`` none of whose other members takes the very string ``"null"`` as itself gets
+  `NullText` (the one ``"null"`` policy, docs/types.md#the-string-null): a ``Literal`` or enum too.
 * ``str``, ``bytes``, ``Literal``, enums, dates, UUIDs and everything else stay exactly as they are.
 
 What the mapping leaves strict although a wrong-typed argument would break it is recorded with the
