@@ -155,14 +155,15 @@ def test_a_nullable_digit_pattern_is_narrowed_whole(value: str, taken: bool) -> 
         assert taken
 
 
-_SPELLINGS = {
+_LENIENT: Any = Lenient  # subscripted with run-time values
+_SPELLINGS: dict[str, Any] = {
     "Union[LenientInt, None], outside": Annotated[Union[LenientInt, None], Field(gt=0, lt=10)],
     "Optional[LenientInt], outside": Annotated[Optional[LenientInt], Field(gt=0, lt=10)],
     "LenientInt | None, outside": Annotated[LenientInt | None, Field(gt=0, lt=10)],
     "Union[LenientInt, None], inside": Union[Annotated[LenientInt, Field(gt=0, lt=10)], None],
     "Optional[LenientInt], inside": Optional[Annotated[LenientInt, Field(gt=0, lt=10)]],
     "LenientInt | None, inside": Annotated[LenientInt, Field(gt=0, lt=10)] | None,
-    "Lenient[...]": Lenient[Annotated[Optional[int], Field(gt=0, lt=10)]],
+    "Lenient[...]": _LENIENT[Annotated[Optional[int], Field(gt=0, lt=10)]],
 }
 
 
