@@ -110,18 +110,22 @@ def _advertised(model: type[BaseModel], style: Any = "type-array") -> dict[str, 
     return schema
 
 
-# Issue 23 item 4 (branch contract-null-bounds): the mapping's optionals take the text "null", the
-# codemod's and hand-written `Optional[LenientInt]` do not. Until one policy lands, the written ways
-# are compared with the mapping's after taking "null" out of the mapping's patterns.
+# The one "null" policy (issue 32): the mapping's optionals take the text "null"; a hand-written
+# `Optional[LenientInt]` or `Optional[Literal[...]]` cannot (docs/types.md#the-string-null), and the
+# codemod writes `Lenient[...]` only where it must. The written ways are compared with the mapping's
+# after taking the text "null" out of both: out of patterns, enums and the branch that holds only it.
 _NULL_ALTERNATIVE = re.compile(r"\^\(\?:(.*)\|null\)\$")
+_ONLY_NULL_TEXT = {"type": "string", "const": "null"}
 
 
 def _without_null_text(schema: Any) -> Any:
     if isinstance(schema, list):
-        return [_without_null_text(item) for item in schema]
+        return [_without_null_text(item) for item in schema if item != _ONLY_NULL_TEXT]
     if not isinstance(schema, dict):
         return schema
     result = {key: _without_null_text(value) for key, value in schema.items()}
+    if isinstance(result.get("enum"), list) and "null" in result["enum"]:
+        result["enum"] = [value for value in result["enum"] if value != "null"]
     pattern = result.get("pattern")
     if isinstance(pattern, str) and (found := _NULL_ALTERNATIVE.fullmatch(pattern)):
         inner = found.group(1)
@@ -261,7 +265,7 @@ def test_every_way_in_advertises_the_same_schema(directory: Path, parameter: Par
             assert _advertised(ways.lenient[way], style) == reference, (way, style, parameter.written)
         for way in _WRITTEN:
             if way in ways.lenient:
-                written = _without_patterns(_advertised(ways.lenient[way], style))
+                written = _without_patterns(_without_null_text(_advertised(ways.lenient[way], style)))
                 assert written == _without_patterns(_without_null_text(reference)), (way, style, parameter.written)
 
 
@@ -393,18 +397,19 @@ def test_the_sdk_adapters_advertise_and_decide_as_the_other_ways(
         assert _agrees(host.is_valid(arguments), arguments, verdict), (sdk, parameter.written, value)
 
 
-def test_the_official_adapter_refuses_null_text_where_the_mapping_does(directory: Path) -> None:
+def test_the_official_adapter_takes_null_text_where_the_mapping_does(directory: Path) -> None:
     """make_lenient(lenient_parameters=True) took the text "null" as None for Optional[Literal["a", "b"]]
-    (the SDK's pre-parse), where lenient_tool and the advertised enum refuse it: the host refused what
-    the server took. With lenient parameters, every value now reaches the lenient model as sent."""
+    (the SDK's pre-parse) where the mapping refused it. Under the one "null" policy (issue 32) the
+    mapping takes it too, and advertises it: server, mapping and host agree."""
     parameter = Parameter(
         Annotation('Optional[Literal["a", "b"]]', st.just("null")), 'Optional[Literal["a", "b"]]', None
     )
     module = _import(directory, module_source(parameter))
-    assert not _verdict(model_from_function(lenient_tool(module.tool)), {"value": "null"}).accepted
-    served = asyncio.run(asyncio.wait_for(_served("official", module.tool, ["null"]), timeout=60))
-    assert not host_validator(served.schema).is_valid({"value": "null"})
-    assert served.accepted == [False]
+    assert _verdict(model_from_function(lenient_tool(module.tool)), {"value": "null"}).accepted
+    served = asyncio.run(asyncio.wait_for(_served("official", module.tool, ["null", "c"]), timeout=60))
+    assert host_validator(served.schema).is_valid({"value": "null"})
+    assert not host_validator(served.schema).is_valid({"value": "c"})
+    assert served.accepted == [True, False]
 
 
 class _AjvCase(NamedTuple):

@@ -3,19 +3,21 @@
 ``Lenient[Optional[...]]``, `lenient_tool`, the whole-server option (`lenient_model` of the
 argument model), what ``pydantic-lenient fix`` writes and what `render_annotation` writes all take
 "null" as None where no other form of the field is a string, and advertise it in every style; a
-hand-written ``Optional[LenientUInt]`` refuses it on both sides; a field that takes strings keeps
+hand-written ``Optional[LenientUInt]`` refuses it on both sides (as a plain ``Optional[Literal]``); a
+Literal or Enum without the value "null" takes it through the mapping; a field that takes strings keeps
 it as a string. Hypothesis against ``jsonschema``, and a corpus against Ajv 8.
 """
 
 from __future__ import annotations
 
+import enum
 import importlib.util
 import tempfile
 import textwrap
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
 import pytest
 from hypothesis import given
@@ -132,6 +134,16 @@ def _parameter(make: Callable[[], Any], parameter: str) -> Callable[[], type[Bas
     return model
 
 
+class _Order(enum.Enum):
+    ASC = "asc"
+    DESC = "desc"
+
+
+class _Word(enum.Enum):
+    NULL = "null"
+    OTHER = "other"
+
+
 # name: (model, what "null" gives: None, the string itself, or refused on both sides)
 NULL_REFUSED = object()
 FIELDS: dict[str, tuple[Callable[[], type[BaseModel]], Any]] = {
@@ -148,10 +160,19 @@ FIELDS: dict[str, tuple[Callable[[], type[BaseModel]], Any]] = {
     **{
         f"fix: {parameter}": (_parameter(_fixed, parameter), None) for parameter in (_PARAMETERS if _HAS_LIBCST else ())
     },
+    # A Literal or Enum none of whose values is "null" (issue 32); one with that value keeps it.
+    'Lenient[Optional[Literal["asc", "desc"]]]': (lambda: _field(_LENIENT[Optional[Literal["asc", "desc"]]]), None),
+    "Lenient[Optional[Enum]]": (lambda: _field(_LENIENT[Optional[_Order]]), None),
+    'Lenient[Optional[Literal["null", "x"]]]': (lambda: _field(_LENIENT[Optional[Literal["null", "x"]]]), "null"),
+    'Lenient[Optional[Enum with "null"]]': (lambda: _field(_LENIENT[Optional[_Word]]), _Word.NULL),
+    'Optional[Literal["asc", "desc"]] by hand': (lambda: _field(Optional[Literal["asc", "desc"]]), NULL_REFUSED),
     "Lenient[Optional[str]]": (lambda: _field(_LENIENT[Optional[str]]), "null"),
     "Lenient[Optional[int | str]]": (lambda: _field(_LENIENT[Union[int, str, None]]), "null"),
 }
 MODELS = {name: make() for name, (make, _) in FIELDS.items()}
+# Plain pydantic fields left as they are, which decide alone what their strings mean.
+STRING_FIELDS = frozenset({"Lenient[Optional[str]]", "Lenient[Optional[int | str]]"})
+REFUSING_NULL = frozenset(name for name, (_, expected) in FIELDS.items() if expected is NULL_REFUSED)
 STYLES = ("type-array", "any-of", "pydantic-default")
 
 
@@ -186,7 +207,7 @@ def test_null_gives_what_the_field_says_on_both_sides(name: str) -> None:
 @given(value=st.one_of(any_input, st.sampled_from(["null", "NULL", "Null", " null", "null\n", "nul", "None"])))
 def test_host_and_server_agree_on_every_value(name: str, style: str, value: Any) -> None:
     model = MODELS[name]
-    if FIELDS[name][1] == "null":  # a plain pydantic field left as it is: strings stay strings
+    if name in STRING_FIELDS:  # a plain pydantic field left as it is: strings stay strings
         if isinstance(value, str):
             assert model.model_validate({"value": value}).value == value  # type: ignore[attr-defined]
         return
@@ -239,7 +260,7 @@ def test_ajv_and_the_server_agree(ajv: AjvRunner) -> None:
     for (name, style, draft), result in zip(combinations, results, strict=True):
         assert result["compile_error"] is None, (name, style, draft, result["compile_error"])
         for value, host_accepts in zip(CORPUS, result["verdicts"], strict=True):
-            if FIELDS[name][1] == "null" and value != "null":  # plain pydantic, as it decides
+            if name in STRING_FIELDS and value != "null":  # plain pydantic, as it decides
                 continue
             verdict = server_verdict(MODELS[name], {"value": value})
             if not _agrees(name, host_accepts, value, verdict):
@@ -248,8 +269,8 @@ def test_ajv_and_the_server_agree(ajv: AjvRunner) -> None:
     null_verdicts = {
         (name, style): result["verdicts"][0] for (name, style, _), result in zip(combinations, results, strict=True)
     }
-    assert not null_verdicts["Optional[LenientUInt] by hand", "any-of"]
-    assert all(accepted for (name, _), accepted in null_verdicts.items() if name != "Optional[LenientUInt] by hand")
+    assert not any(null_verdicts[name, "any-of"] for name in REFUSING_NULL)
+    assert all(accepted for (name, _), accepted in null_verdicts.items() if name not in REFUSING_NULL)
 
 
 def test_the_strict_style_drops_the_string_form_that_takes_null() -> None:
@@ -268,3 +289,31 @@ def test_null_text_by_hand_is_refused_where_null_could_be_a_string() -> None:
         marked: Any = Annotated[annotation, NullText()]
         with pytest.raises(TypeError, match="NullText"):
             TypeAdapter(marked)
+
+
+_BOUNDED = Annotated[int, Field(ge=1, le=500)]
+_WITH_NULL_TEXT = _field(_LENIENT[Optional[_BOUNDED]])
+_WITHOUT_NULL_TEXT = _field(_LENIENT[_BOUNDED])
+
+
+@given(value=st.one_of(any_input, st.from_regex(r"\A(null|[0-9]{1,4}|-?0*[0-9]{1,3})\Z")))
+def test_the_null_text_form_changes_no_other_verdict(value: Any) -> None:
+    """The native null text (issue 32) is one more string form: for every value but the text
+    "null" (and None), the nullable field's verdict, value and errors are the plain field's."""
+    if value is None or value == "null":
+        assert _WITH_NULL_TEXT.model_validate({"value": value}).value is None  # type: ignore[attr-defined]
+        return
+    with_null = server_verdict(_WITH_NULL_TEXT, {"value": value})
+    without = server_verdict(_WITHOUT_NULL_TEXT, {"value": value})
+    assert with_null == without, value
+    if with_null.accepted:
+        taken = _WITH_NULL_TEXT.model_validate({"value": value}).value  # type: ignore[attr-defined]
+        assert taken == _WITHOUT_NULL_TEXT.model_validate({"value": value}).value  # type: ignore[attr-defined]
+
+
+def test_the_null_text_of_a_lenient_scalar_runs_no_python() -> None:
+    """The hot path stays pydantic-core: no Python function in the nullable bounded int's schema,
+    apart from the marker's own rare forms (a float or a Decimal)."""
+    schema = _LENIENT[Optional[_BOUNDED]]
+    core = create_model("Tool", value=(schema, None)).__pydantic_core_schema__
+    assert "_null_text_to_none" not in repr(core)

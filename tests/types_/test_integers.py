@@ -7,9 +7,12 @@ from typing import Annotated, Any, Optional
 
 import annotated_types as at
 import pytest
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 
 from pydantic_lenient import (
+    Lenient,
     LenientI8,
     LenientI64,
     LenientInt,
@@ -20,8 +23,11 @@ from pydantic_lenient import (
     LenientUInt,
     input_schema,
 )
+from pydantic_lenient.testing import host_validator
 from pydantic_lenient.types.integers import _LenientInt
 from tests.cases import Case, invalid_params, valid_params
+
+_LENIENT: Any = Lenient  # subscripted with run-time values
 
 NOT_INTEGERS: list[Any] = [
     True,
@@ -72,8 +78,8 @@ CASES = [
     Case(LenientUInt, [(0, 0), ("0", 0), ("00", 0), ("42", 42)], [-1, "-1", "-0", *NOT_INTEGERS], "LenientUInt"),
     Case(
         LenientPositiveInt,
-        [(1, 1), ("1", 1), ("10", 10)],
-        [0, "0", "01", "-1", *NOT_INTEGERS],
+        [(1, 1), ("1", 1), ("10", 10), ("01", 1), ("007", 7)],  # leading zeros everywhere (issue 32)
+        [0, "0", "0000", "-1", *NOT_INTEGERS],
         "LenientPositiveInt",
     ),
     Case(LenientU8, [(255, 255), ("255", 255), ("0255", 255)], [256, "256", -1, *NOT_INTEGERS], "LenientU8"),
@@ -109,12 +115,8 @@ def test_refuses_with_exactly_one_error(annotation: Any, value: Any) -> None:
             "lenient_int",
             "Input should be an integer, or a string of ASCII digits with an optional leading '-'",
         ),
-        (
-            LenientPositiveInt,
-            "007",
-            "lenient_int",
-            "Input should be an integer or a string of ASCII digits that does not start with 0",
-        ),
+        (LenientPositiveInt, "0000", "greater_than_equal", "Input should be greater than or equal to 1"),
+        (LenientPositiveInt, "-1", "lenient_int", "Input should be an integer or a string of ASCII digits"),
         (LenientU32, "4294967296", "less_than_equal", "Input should be less than or equal to 4294967295"),
         (LenientU32, -1, "greater_than_equal", "Input should be greater than or equal to 0"),
         (
@@ -284,3 +286,37 @@ def test_serialization_schema_stays_canonical() -> None:
     schema = Search.model_json_schema(mode="serialization")["properties"]["limit"]
     assert schema == {"default": 10, "minimum": 0, "title": "Limit", "type": "integer"}
     assert Search(query="x", limit=3).model_dump_json() == '{"query":"x","note":null,"limit":3,"count":0,"flag":false}'
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lower=st.integers(-300, 300),
+    span=st.integers(0, 600),
+    value=st.integers(-1000, 1000),
+    zeros=st.integers(0, 4),
+    spelling=st.sampled_from(["Lenient", "hand-written", "positive"]),
+)
+def test_leading_zeros_are_one_policy_bounded_or_not(
+    lower: int, span: int, value: int, zeros: int, spelling: str
+) -> None:
+    """Issue 32: a digit string may start with zeros wherever digits are taken, bounded or not, and
+    its value alone decides (``"0000"`` is 0): server and host agree for every spelling of one range."""
+    upper = lower + span
+    bounds = Field(ge=max(lower, 1), le=max(upper, 1)) if spelling == "positive" else Field(ge=lower, le=upper)
+    annotation = {
+        "Lenient": _LENIENT[Annotated[int, bounds]],
+        "hand-written": Annotated[LenientInt, bounds],
+        "positive": Annotated[LenientPositiveInt, bounds],
+    }[spelling]
+    model = create_model("Tool", value=(annotation, ...))
+    text = ("-" if value < 0 else "") + "0" * zeros + str(abs(value))
+    low, high = (max(lower, 1), max(upper, 1)) if spelling == "positive" else (lower, upper)
+    expected = low <= value <= high and (value >= 0 or spelling != "positive")
+    try:
+        model.model_validate({"value": text})
+    except ValidationError:
+        accepted = False
+    else:
+        accepted = True
+    assert accepted == expected, (spelling, low, high, text)
+    assert host_validator(input_schema(model)).is_valid({"value": text}) == expected, (spelling, low, high, text)

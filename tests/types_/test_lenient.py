@@ -205,8 +205,8 @@ def test_a_union_with_str_still_makes_its_structures_lenient_without_json_text()
 MAPPED_CASES = [
     Case(
         Optional[Annotated[int, Field(ge=1, le=500)]],
-        valid=[("100", 100), (100, 100), (None, None), ("null", None)],
-        invalid=["0", "501", "007", "abc", "1.5", True, " 1", "NULL", "null ", "None"],
+        valid=[("100", 100), (100, 100), (None, None), ("null", None), ("007", 7)],  # leading zeros (issue 32)
+        invalid=["0", "0000", "501", "abc", "1.5", True, " 1", "NULL", "null ", "None"],
         id="optional-bounded-int",
     ),
     Case(

@@ -199,9 +199,9 @@ def test_a_default_field_bound_is_the_mapped_bound(alias_name: str, bounds: dict
 @pytest.mark.parametrize(
     ("bounds", "minimum", "maximum", "pattern"),
     [
-        ({"ge": 1, "le": 100}, 1, 100, "^(?:[1-9][0-9]?|100)$"),
-        ({"gt": 0, "lt": 101}, 1, 100, "^(?:[1-9][0-9]?|100)$"),
-        ({"ge": 1, "le": 500}, 1, 500, "^(?:[1-9][0-9]?|[1-4][0-9]{2}|500)$"),
+        ({"ge": 1, "le": 100}, 1, 100, "^0*(?:[1-9][0-9]?|100)$"),
+        ({"gt": 0, "lt": 101}, 1, 100, "^0*(?:[1-9][0-9]?|100)$"),
+        ({"ge": 1, "le": 500}, 1, 500, "^0*(?:[1-9][0-9]?|[1-4][0-9]{2}|500)$"),
         ({"le": 10}, None, 10, "^(?:0*(?:0|[1-9]|10)|-0*[1-9][0-9]*|-0+)$"),
     ],
 )
@@ -243,7 +243,8 @@ def test_strictness_changes_nothing(strict: bool | None, config_strict: bool) ->
     model = _model(LenientInt, Field(100, ge=1, le=100), strict=config_strict)
     assert _verdict(model, "100", strict=strict) == (int, 100)
     assert _verdict(model, 100.0, strict=strict) == (int, 100)
-    for refused in ("0", "101", 0, 101, True, "007"):
+    assert _verdict(model, "007", strict=strict) == (int, 7)  # leading zeros everywhere (issue 32)
+    for refused in ("0", "0000", "101", 0, 101, True):
         assert _verdict(model, refused, strict=strict) == "refused", refused
 
 

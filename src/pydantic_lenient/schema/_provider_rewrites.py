@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from pydantic_lenient.types.bounds import inclusive_integer_bound, is_finite_number
+
 from ._rewriting import MAX_DEPTH, Loss, Node, bottom_up, children, describe, move_to_description, pointer_part
 from .subschemas import SCHEMA_MAP_KEYWORDS, map_subschemas
 
@@ -238,8 +240,9 @@ def _inclusive_bounds(node: dict[str, Any]) -> None:
         bound = node.get(exclusive)
         if not isinstance(bound, (int, float)) or isinstance(bound, bool) or inclusive in node:
             continue
-        if node.get("type") == "integer":
-            node[inclusive] = math.floor(bound) + 1 if step > 0 else math.ceil(bound) - 1
+        integer_bound = inclusive_integer_bound(exclusive, bound) if is_finite_number(bound) else None
+        if node.get("type") == "integer" and integer_bound is not None:
+            node[inclusive] = integer_bound[1]
         else:
             node[inclusive] = math.nextafter(float(bound), step)
         del node[exclusive]

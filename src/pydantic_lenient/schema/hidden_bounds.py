@@ -18,16 +18,18 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic_lenient.types.bounds import BOUND_KEYWORDS, PYDANTIC_BOUND_KEYWORDS
+
 __all__ = ("PYDANTIC_CONSTRAINT_NAMES", "HiddenBound", "hidden_bounds")
 
 PYDANTIC_CONSTRAINT_NAMES = frozenset(
-    {"ge", "gt", "le", "lt", "multiple_of", "min_length", "max_length", "max_digits", "decimal_places"}
+    {*PYDANTIC_BOUND_KEYWORDS, "min_length", "max_length", "max_digits", "decimal_places"}
 )
 """pydantic's names for the constraints it checks, none of which is a JSON Schema keyword."""
 
 # The standard bound keywords, by the JSON type family they constrain.
 _FAMILY_OF_BOUND = {
-    **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), "number"),
+    **dict.fromkeys(BOUND_KEYWORDS, "number"),
     **dict.fromkeys(("minLength", "maxLength"), "string"),
     **dict.fromkeys(("minItems", "maxItems"), "array"),
     **dict.fromkeys(("minProperties", "maxProperties"), "object"),

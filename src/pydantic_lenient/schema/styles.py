@@ -33,17 +33,18 @@ that is neither a model nor a schema, raises; nothing is ever returned unstyled.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic_lenient.types.boolean_text import TRUE_OR_FALSE
+from pydantic_lenient.types.bounds import BOUND_KEYWORDS, PYDANTIC_BOUND_KEYWORDS, integer_range
 from pydantic_lenient.types.forms import (
     ADVERTISED_DIGIT_PATTERNS,
     JSON_NUMBER,
     advertised_digit_patterns,
     narrowed_digit_pattern,
     pattern_with_null,
+    pattern_without_null,
 )
 
 from .subschemas import Schema, transform_bottom_up
@@ -74,7 +75,7 @@ STYLES: tuple[Style, ...] = get_args(Style)
 # Keywords that constrain only instances of one JSON type. A type union may be written as a type
 # array exactly when each branch uses only its own type's keywords: the others ignore them.
 _KEYWORDS_BY_FAMILY: dict[str, frozenset[str]] = {
-    "number": frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}),
+    "number": BOUND_KEYWORDS,
     "string": frozenset(
         {
             "pattern",
@@ -230,15 +231,8 @@ def _narrowed_forms(lower: Any, upper: Any) -> set[str]:
     return {*patterns, *map(pattern_with_null, patterns)}
 
 
-# pydantic's own names for constraints it checks after a lenient marker, which it writes beside
-# the marker's anyOf when they reach it through an Optional (README: hand-written types).
-_PYDANTIC_BOUND_KEYS = {
-    "ge": "minimum",
-    "gt": "exclusiveMinimum",
-    "le": "maximum",
-    "lt": "exclusiveMaximum",
-    "multiple_of": "multipleOf",
-}
+# pydantic writes its own names (`PYDANTIC_BOUND_KEYWORDS`) for constraints it checks after a lenient
+# marker beside the marker's anyOf when they reach it through an Optional (README: hand-written types).
 _LENGTH_KEYWORDS = frozenset({"minItems", "maxItems", "minProperties", "maxProperties"})
 
 
@@ -251,13 +245,13 @@ def _standard_keywords(schema: Schema) -> Schema:
     if not isinstance(members, list) or len(members) != 2 or not all(isinstance(m, dict) for m in members):
         return schema
     canonical, alternative = members
-    bounds = {_PYDANTIC_BOUND_KEYS[key]: value for key, value in schema.items() if key in _PYDANTIC_BOUND_KEYS}
+    bounds = {PYDANTIC_BOUND_KEYWORDS[key]: value for key, value in schema.items() if key in PYDANTIC_BOUND_KEYWORDS}
     lengths = {key: value for key, value in schema.items() if key in _LENGTH_KEYWORDS}
     if bounds and canonical.get("type") in ("integer", "number") and alternative.get("type") == "string":
         canonical = {**canonical, **bounds}
         if canonical["type"] == "integer":
             canonical, alternative = _inclusive_integer_bounds(canonical, alternative)
-        rest = {key: value for key, value in schema.items() if key not in _PYDANTIC_BOUND_KEYS}
+        rest = {key: value for key, value in schema.items() if key not in PYDANTIC_BOUND_KEYWORDS}
         return {**rest, "anyOf": [canonical, alternative]}
     if lengths and alternative.get("contentMediaType") == _JSON_TEXT_MEDIA_TYPE and "contentSchema" in alternative:
         content = alternative["contentSchema"]
@@ -270,27 +264,17 @@ def _standard_keywords(schema: Schema) -> Schema:
 
 def _inclusive_integer_bounds(canonical: Schema, string_form: Schema) -> tuple[Schema, Schema]:
     """An integer branch's bounds as one inclusive ``minimum``/``maximum``, and its digit pattern narrowed to them."""
-    lowers = [canonical.get("minimum"), _step(canonical.get("exclusiveMinimum"), math.floor, 1)]
-    uppers = [canonical.get("maximum"), _step(canonical.get("exclusiveMaximum"), math.ceil, -1)]
-    if not all(b is None or (isinstance(b, (int, float)) and math.isfinite(b)) for b in (*lowers, *uppers)):
-        return canonical, string_form
-    lower = max((math.ceil(b) for b in lowers if b is not None), default=None)
-    upper = min((math.floor(b) for b in uppers if b is not None), default=None)
+    lower, upper, unread = integer_range(canonical.items())
+    if any(key in BOUND_KEYWORDS and key != "multipleOf" for key in unread):
+        return canonical, string_form  # a bound that is no finite number
     narrowed = {key: value for key, value in canonical.items() if key not in ("exclusiveMinimum", "exclusiveMaximum")}
     narrowed.update({key: bound for key, bound in (("minimum", lower), ("maximum", upper)) if bound is not None})
     pattern = string_form.get("pattern")
     if isinstance(pattern, str):
-        null = pattern.startswith("^(?:") and pattern.endswith("|null)$")
-        base = pattern.removeprefix("^(?:").removesuffix("|null)$") if null else pattern
-        tightened = narrowed_digit_pattern(f"^{base}$" if null else base, lower, upper)
-        string_form = {**string_form, "pattern": pattern_with_null(tightened) if null else tightened}
+        base = pattern_without_null(pattern)
+        tightened = narrowed_digit_pattern(pattern if base is None else base, lower, upper)
+        string_form = {**string_form, "pattern": tightened if base is None else pattern_with_null(tightened)}
     return narrowed, string_form
-
-
-def _step(bound: Any, to_int: Callable[[float], int], step: int) -> Any:
-    if isinstance(bound, (int, float)) and not isinstance(bound, bool) and math.isfinite(bound):
-        return to_int(bound) + step
-    return bound
 
 
 def _json_text_content(branch: Schema) -> list[Schema] | None:

@@ -13,6 +13,7 @@ import annotated_types
 from pydantic.fields import FieldInfo
 
 from .annotations import with_metadata
+from .bounds import PYDANTIC_BOUND_KEYWORDS
 from .floats import LenientFloat, _LenientFloat
 from .integers import LenientInt, _LenientInt
 
@@ -27,7 +28,7 @@ __all__ = (
 
 _NUMERIC = (annotated_types.Ge, annotated_types.Gt, annotated_types.Le, annotated_types.Lt, annotated_types.MultipleOf)
 _LENGTHS = (annotated_types.MinLen, annotated_types.MaxLen)
-_CONSTRAINT_NAMES = frozenset({"ge", "gt", "le", "lt", "multiple_of", "min_length", "max_length"})
+_CONSTRAINT_NAMES = frozenset({*PYDANTIC_BOUND_KEYWORDS, "min_length", "max_length"})
 
 
 class SplitConstraints(NamedTuple):
@@ -84,7 +85,7 @@ def is_strict(marker: Any) -> bool:
 def _bound_pairs(numeric: tuple[Any, ...]) -> list[tuple[str, Any]]:
     """Numeric annotated-types markers as ``(name, value)``: ``Ge(1)`` is ``("ge", 1)``."""
     return [
-        next((name, getattr(bound, name)) for name in ("ge", "gt", "le", "lt", "multiple_of") if hasattr(bound, name))
+        next((name, getattr(bound, name)) for name in PYDANTIC_BOUND_KEYWORDS if hasattr(bound, name))
         for bound in numeric
     ]
 

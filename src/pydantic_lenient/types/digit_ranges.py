@@ -1,7 +1,8 @@
 """Exact patterns for a bounded integer's digit strings: ``^(?:[1-9][0-9]{0,4}|100000)$`` for 1..100000.
 
-A lenient integer validates its string form with one of three base patterns (signed, unsigned,
-positive: `pydantic_lenient.types.integers`) and then checks its bounds. The pattern it advertises
+A lenient integer validates its string form with one of two base patterns (signed, unsigned:
+`pydantic_lenient.types.integers`) and then checks its bounds. Leading zeros are taken everywhere
+(``"007"`` is 7, as repair reads it too), so every range pattern admits them: ``"0000"`` is 0. The pattern it advertises
 is the base pattern restricted to the strings whose value is in bounds, so a host's verdict on a
 string is the server's. A range whose pattern would pass `MAX_PATTERN_LENGTH` characters keeps the
 base pattern, and a host then admits an out-of-range string that the server refuses with a range
@@ -19,12 +20,11 @@ MAX_PATTERN_LENGTH = 200
 
 
 class DigitForm(NamedTuple):
-    """Which digit strings a base pattern takes, besides canonical numerals such as ``"42"``."""
+    """Which digit strings a base pattern takes, besides canonical numerals such as ``"42"`` and
+    the same with leading zeros (``"007"``), which every form takes."""
 
     signed: bool
     """A leading ``-`` (``"-7"``, and ``"-0"`` for zero)."""
-    leading_zeros: bool
-    """Zeros before the first significant digit (``"007"``)."""
 
 
 def exact_digit_pattern(lower: int | None, upper: int | None, form: DigitForm) -> str | None:
@@ -32,17 +32,17 @@ def exact_digit_pattern(lower: int | None, upper: int | None, form: DigitForm) -
     pattern; None when the range is unbounded on both sides or its pattern is too long.
 
     >>> from pydantic_lenient.types.digit_ranges import DigitForm, exact_digit_pattern
-    >>> exact_digit_pattern(1, 100000, DigitForm(signed=False, leading_zeros=False))
-    '^(?:[1-9][0-9]{0,4}|100000)$'
-    >>> exact_digit_pattern(0, 255, DigitForm(signed=False, leading_zeros=True))
+    >>> exact_digit_pattern(1, 100000, DigitForm(signed=False))
+    '^0*(?:[1-9][0-9]{0,4}|100000)$'
+    >>> exact_digit_pattern(0, 255, DigitForm(signed=False))
     '^0*(?:0|[1-9][0-9]?|1[0-9]{2}|2(?:[0-4][0-9]|5[0-5]))$'
-    >>> exact_digit_pattern(-5, None, DigitForm(signed=True, leading_zeros=True))
+    >>> exact_digit_pattern(-5, None, DigitForm(signed=True))
     '^(?:0*(?:0|[1-9][0-9]*)|-0*[1-5]|-0+)$'
     """
     if lower is None and upper is None:
         return None
     alternatives: list[str] = []
-    zeros = "0*" if form.leading_zeros else ""
+    zeros = "0*"
     if upper is None or upper >= 0:
         numerals = _numerals(max(lower, 0) if lower is not None else 0, upper)
         alternatives.append(zeros + _group(numerals))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -12,6 +11,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from .bounds import PYDANTIC_BOUND_KEYWORDS, is_finite_number
 from .forms import JSON_NUMBER
 from .scalar import (
     effective_marker,
@@ -47,15 +47,8 @@ _NUMBER_TEXT = core_schema.chain_schema(
 )
 
 
-_BOUND_KEYWORDS = {
-    "ge": "minimum",
-    "gt": "exclusiveMinimum",
-    "le": "maximum",
-    "lt": "exclusiveMaximum",
-    "multiple_of": "multipleOf",
-}
 # The constraints pydantic puts in a float schema that the marker holds (it is finite already).
-_FLOAT_CONSTRAINTS = frozenset({*_BOUND_KEYWORDS, "allow_inf_nan"})
+_FLOAT_CONSTRAINTS = frozenset({*PYDANTIC_BOUND_KEYWORDS, "allow_inf_nan"})
 _LOWER = frozenset({"ge", "gt"})
 
 
@@ -74,13 +67,13 @@ class _LenientFloat:
     multiple_of: float | None = None
 
     def __post_init__(self) -> None:
-        for name in _BOUND_KEYWORDS:
+        for name in PYDANTIC_BOUND_KEYWORDS:
             bound = getattr(self, name)
             if bound is not None and (not isinstance(bound, (int, float)) or isinstance(bound, bool)):
                 raise TypeError(f"{name} must be a number or None, not {bound!r}")
 
     def _bounds(self) -> dict[str, float]:
-        return {name: getattr(self, name) for name in _BOUND_KEYWORDS if getattr(self, name) is not None}
+        return {name: getattr(self, name) for name in PYDANTIC_BOUND_KEYWORDS if getattr(self, name) is not None}
 
     def tightened(self, bounds: Iterable[tuple[str, Any]]) -> tuple[_LenientFloat, bool]:
         """This marker with ``bounds`` (``("gt", 0)``, ``("allow_inf_nan", False)``...) added, the
@@ -91,7 +84,7 @@ class _LenientFloat:
         for name, value in bounds:
             if name == "allow_inf_nan":
                 whole = whole and not value  # False is what the marker does anyway
-            elif not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+            elif not is_finite_number(value):
                 whole = False
             elif name == "multiple_of":
                 if held.get(name, value) != value:  # two steps do not combine exactly in floats
@@ -129,7 +122,7 @@ class _LenientFloat:
 
     def _json_schema(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         added, annotations = user_bounds(handler, schema)
-        own = {_BOUND_KEYWORDS[name]: value for name, value in self._bounds().items()}
+        own = {PYDANTIC_BOUND_KEYWORDS[name]: value for name, value in self._bounds().items()}
         canonical = {"type": "number", **own, **added}
         string_form = {"type": "string", "pattern": JSON_NUMBER}
         return render_scalar(handler, canonical, string_form, annotations)

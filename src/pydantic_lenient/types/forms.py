@@ -7,7 +7,6 @@ answer without waiting for pydantic. Every module reads them from here.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,15 +18,15 @@ __all__ = (
     "JSON_NUMBER",
     "JSON_NUMBER_TEXT",
     "MAX_DIGIT_STRING_LENGTH",
-    "NULL_TEXT",
     "NONNEGATIVE_OF_SIGNED",
+    "NULL_TEXT",
     "POSITIVE_DIGITS",
-    "POSITIVE_WITH_ZEROS",
     "SIGNED_DIGITS",
     "UNSIGNED_DIGITS",
     "advertised_digit_patterns",
     "narrowed_digit_pattern",
     "pattern_with_null",
+    "pattern_without_null",
     "split_annotations",
 )
 
@@ -40,29 +39,30 @@ JSON_NUMBER_TEXT = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 JSON_NUMBER = f"^{JSON_NUMBER_TEXT}$"
 """A JSON number, as RFC 8259 spells it: no '+', no leading zeros, no bare '.', no NaN or Infinity."""
 
+# The leading-zeros policy: a digit string may start with zeros (``"007"`` is 7), bounded or not,
+# as repair reads it too; a bound then refuses the value, never the spelling (``"0000"`` is 0).
 SIGNED_DIGITS = "^-?[0-9]+$"
 UNSIGNED_DIGITS = "^[0-9]+$"
-POSITIVE_DIGITS = "^[1-9][0-9]*$"
+POSITIVE_DIGITS = "^0*[1-9][0-9]*$"
+"""The digit strings of a value of at least 1 (`LenientPositiveInt` advertises it)."""
 
-# Patterns advertised when a bound is added outside the marker (`Field(ge=...)`). The validator
-# still checks the marker's own pattern, so these leave out only strings whose value is out of
-# range: the host then rejects exactly what the validator would reject with a range error.
+# Advertised when a bound is added outside a signed marker (`Field(ge=0)`). The validator still
+# checks the marker's own pattern, so it leaves out only strings whose value is out of range: the
+# host then rejects exactly what the validator would reject with a range error.
 NONNEGATIVE_OF_SIGNED = "^(?:[0-9]+|-0+)$"
-POSITIVE_WITH_ZEROS = "^0*[1-9][0-9]*$"
 
 ADVERTISED_DIGIT_PATTERNS = (
     SIGNED_DIGITS,
     UNSIGNED_DIGITS,
     POSITIVE_DIGITS,
     NONNEGATIVE_OF_SIGNED,
-    POSITIVE_WITH_ZEROS,
 )
 """Every string pattern an integer type may advertise (the style stage recognises them)."""
 
 _FORMS = {
-    SIGNED_DIGITS: DigitForm(signed=True, leading_zeros=True),
-    UNSIGNED_DIGITS: DigitForm(signed=False, leading_zeros=True),
-    POSITIVE_DIGITS: DigitForm(signed=False, leading_zeros=False),
+    SIGNED_DIGITS: DigitForm(signed=True),
+    UNSIGNED_DIGITS: DigitForm(signed=False),
+    POSITIVE_DIGITS: DigitForm(signed=False),
 }
 
 
@@ -74,14 +74,19 @@ def advertised_digit_patterns(lower: int | None, upper: int | None) -> frozenset
 
 
 # The least value each base pattern can spell (a signed one has none).
-_NATURAL_LOWER = {SIGNED_DIGITS: -math.inf, UNSIGNED_DIGITS: 0, POSITIVE_DIGITS: 1}
+_NATURAL_LOWER: dict[str, int | None] = {SIGNED_DIGITS: None, UNSIGNED_DIGITS: 0, POSITIVE_DIGITS: 1}
 
 
 def narrowed_digit_pattern(pattern: str, lower: int | None, upper: int | None) -> str:
     """``pattern`` (one of the three base patterns) narrowed to the strings whose value is in
     ``lower..upper``, when that stays short; any other pattern unchanged."""
     form = _FORMS.get(pattern)
-    if form is None or (upper is None and (lower is None or lower <= _NATURAL_LOWER[pattern])):
+    if form is None:
+        return pattern
+    natural = _NATURAL_LOWER[pattern]
+    if natural is not None and (lower is None or lower < natural):
+        lower = natural  # the pattern spells no smaller value
+    if upper is None and lower == natural:
         return pattern  # nothing to narrow
     exact = exact_digit_pattern(lower, upper, form)
     return pattern if exact is None else exact
@@ -94,11 +99,33 @@ objects, a ``Literal`` or ``Enum`` without it), ``"null"`` is None; where the st
 itself (``Optional[str]``), it stays text."""
 
 
+_WITH_NULL_PREFIX = "^(?:"
+_WITH_NULL_SUFFIX = f"|{NULL_TEXT})$"
+
+
 def pattern_with_null(pattern: str) -> str:
-    """An ECMA-262 ``pattern`` that also matches exactly ``null`` (what `NullText` advertises)."""
+    """An ECMA-262 ``pattern`` that also matches exactly ``null`` (what `NullText` advertises).
+
+    >>> from pydantic_lenient.types.forms import pattern_with_null
+    >>> pattern_with_null("^[0-9]+$")
+    '^(?:[0-9]+|null)$'
+    """
     core = pattern[1:] if pattern.startswith("^") else f".*(?:{pattern})"
     core = core[:-1] if core.endswith("$") else f"{core}.*"
-    return f"^(?:{core}|{NULL_TEXT})$"
+    return f"{_WITH_NULL_PREFIX}{core}{_WITH_NULL_SUFFIX}"
+
+
+def pattern_without_null(pattern: str) -> str | None:
+    """The anchored pattern `pattern_with_null` widened into ``pattern``; None if ``pattern`` is not
+    one it wrote.
+
+    >>> from pydantic_lenient.types.forms import pattern_without_null
+    >>> pattern_without_null("^(?:[0-9]+|null)$"), pattern_without_null("^[0-9]+$")
+    ('^[0-9]+$', None)
+    """
+    if not (pattern.startswith(_WITH_NULL_PREFIX) and pattern.endswith(_WITH_NULL_SUFFIX)):
+        return None
+    return f"^{pattern[len(_WITH_NULL_PREFIX) : -len(_WITH_NULL_SUFFIX)]}$"
 
 
 # Keywords that describe a value without constraining it; a marker hoists them out of its branches.

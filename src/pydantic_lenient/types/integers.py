@@ -12,11 +12,11 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from .bounds import PYDANTIC_BOUND_KEYWORDS, integer_range
 from .forms import (
     MAX_DIGIT_STRING_LENGTH,
     NONNEGATIVE_OF_SIGNED,
     POSITIVE_DIGITS,
-    POSITIVE_WITH_ZEROS,
     SIGNED_DIGITS,
     UNSIGNED_DIGITS,
     narrowed_digit_pattern,
@@ -50,12 +50,11 @@ __all__ = (
 ERROR_TYPE = "lenient_int"
 
 # The constraints pydantic puts in an int schema, all of which the marker holds.
-_INT_CONSTRAINTS = frozenset({"ge", "gt", "le", "lt", "multiple_of"})
+_INT_CONSTRAINTS = frozenset(PYDANTIC_BOUND_KEYWORDS)
 
 _MESSAGES = {
     SIGNED_DIGITS: "Input should be an integer, or a string of ASCII digits with an optional leading '-'",
     UNSIGNED_DIGITS: "Input should be an integer or a string of ASCII digits",
-    POSITIVE_DIGITS: "Input should be an integer or a string of ASCII digits that does not start with 0",
 }
 
 
@@ -96,8 +95,9 @@ _INTEGRAL_FLOAT = core_schema.no_info_after_validator_function(
 class _LenientInt:
     """Marker for an integer that may also arrive as a string of ASCII digits.
 
-    The string form follows from the lower bound: a sign is allowed only where negative values are,
-    and a type whose values start at 1 refuses a leading zero.
+    The string form follows from the lower bound: a sign is allowed only where negative values are.
+    Leading zeros are allowed everywhere (``"007"`` is 7); a bound refuses the value, never its
+    spelling (``"0"`` for a type starting at 1 is a range error, as ``0`` is).
     """
 
     ge: int | None = None
@@ -116,9 +116,8 @@ class _LenientInt:
 
     @property
     def pattern(self) -> str:
-        if self.ge is None or self.ge < 0:
-            return SIGNED_DIGITS
-        return UNSIGNED_DIGITS if self.ge == 0 else POSITIVE_DIGITS
+        """The string form the validator checks before converting (and then the bounds)."""
+        return SIGNED_DIGITS if self.ge is None or self.ge < 0 else UNSIGNED_DIGITS
 
     def tightened(self, bounds: Iterable[tuple[str, Any]]) -> tuple[_LenientInt, bool]:
         """This marker with ``bounds`` (``("ge", 1)``, ``("lt", 10)``, ``("multiple_of", 3)``...) added
@@ -126,22 +125,17 @@ class _LenientInt:
         whether it holds them all. It cannot hold a bound that is not a finite number (a
         ``Decimal``), a step that is not a positive int, or bounds no integer meets: those are left
         out (an empty range leaves this marker as it is)."""
-        lower, upper, step, whole = self.ge, self.le, self.multiple_of, True
+        step, whole = self.multiple_of, True
+        others: list[tuple[str, Any]] = []
         for name, value in bounds:
-            if name == "multiple_of":
-                if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                    step = value if step is None else math.lcm(step, value)
-                else:
-                    whole = False
-                continue
-            if not _is_finite_number(value):
-                whole = False
-            elif name in ("ge", "gt"):
-                bound = math.ceil(value) if name == "ge" else math.floor(value) + 1
-                lower = bound if lower is None else max(lower, bound)
+            if name != "multiple_of":
+                others.append((name, value))
+            elif isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                step = value if step is None else math.lcm(step, value)
             else:
-                bound = math.floor(value) if name == "le" else math.ceil(value) - 1
-                upper = bound if upper is None else min(upper, bound)
+                whole = False
+        lower, upper, unread = integer_range(others, self.ge, self.le)
+        whole = whole and not unread
         if lower is not None and upper is not None and lower > upper:
             return self, False
         return _LenientInt(ge=lower, le=upper, multiple_of=step), whole
@@ -188,7 +182,7 @@ class _LenientInt:
                 added["multipleOf"] = math.lcm(self.multiple_of, outside)
             else:
                 added["multipleOf"] = self.multiple_of
-        lower, upper, others = _integer_bounds(self.ge, self.le, added)
+        lower, upper, others = integer_range(added.items(), self.ge, self.le)
         canonical: dict[str, Any] = {"type": "integer"}
         if lower is not None:
             canonical["minimum"] = lower
@@ -202,39 +196,13 @@ class _LenientInt:
         """The marker's own pattern, narrowed to the strings whose value is in bounds: exactly where
         that stays short (`exact_digit_pattern`), else by the lower bound alone."""
         exact = narrowed_digit_pattern(self.pattern, lower, upper)
-        if exact != self.pattern or upper is not None:
+        if exact != self.pattern or upper is not None or lower is None:
             return exact
-        if lower is None or (self.ge is not None and lower <= self.ge) or self.pattern == POSITIVE_DIGITS:
-            return self.pattern
         if lower >= 1:
-            return POSITIVE_WITH_ZEROS
-        if lower == 0:  # only reachable from a signed base
+            return POSITIVE_DIGITS
+        if lower == 0 and self.pattern == SIGNED_DIGITS:
             return NONNEGATIVE_OF_SIGNED
         return self.pattern
-
-
-def _integer_bounds(
-    ge: int | None, le: int | None, added: dict[str, Any]
-) -> tuple[int | None, int | None, dict[str, Any]]:
-    """Combine a marker's bounds with those added outside it, as inclusive integer bounds.
-
-    For integers ``gt=4`` and ``ge=5`` admit the same values; inclusive bounds keep the advertised
-    schema plain and let the string pattern be tightened from one number.
-    """
-    others = dict(added)
-    lowers = [ge] if ge is not None else []
-    uppers = [le] if le is not None else []
-    for key, to_int in (("minimum", math.ceil), ("exclusiveMinimum", lambda b: math.floor(b) + 1)):
-        if key in others and _is_finite_number(others[key]):
-            lowers.append(to_int(others.pop(key)))
-    for key, to_int in (("maximum", math.floor), ("exclusiveMaximum", lambda b: math.ceil(b) - 1)):
-        if key in others and _is_finite_number(others[key]):
-            uppers.append(to_int(others.pop(key)))
-    return (max(lowers) if lowers else None), (min(uppers) if uppers else None), others
-
-
-def _is_finite_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 LenientInt = Annotated[int, _LenientInt()]
@@ -281,7 +249,7 @@ limit
 """
 
 LenientPositiveInt = Annotated[int, _LenientInt(ge=1)]
-"""An ``int`` of at least 1 that also accepts a string matching ``^[1-9][0-9]*$``.
+"""An ``int`` of at least 1 that also accepts a string matching ``^0*[1-9][0-9]*$`` (``"007"`` is 7).
 
 >>> from pydantic import BaseModel
 >>> from pydantic_lenient import LenientPositiveInt, input_schema
@@ -294,10 +262,10 @@ Traceback (most recent call last):
   ...
 pydantic_core._pydantic_core.ValidationError: 1 validation error for Page
 number
-  Input should be an integer or a string of ASCII digits that does not start with 0
-  [type=lenient_int, input_value='0', input_type=str]
+  Input should be greater than or equal to 1 [type=greater_than_equal, input_value=0, input_type=int]
+    For further information visit https://errors.pydantic.dev/.../v/greater_than_equal
 >>> input_schema(Page)["properties"]["number"]
-{'type': ['integer', 'string'], 'minimum': 1, 'pattern': '^[1-9][0-9]*$', 'title': 'Number'}
+{'type': ['integer', 'string'], 'minimum': 1, 'pattern': '^0*[1-9][0-9]*$', 'title': 'Number'}
 """
 
 LenientU8 = Annotated[int, _LenientInt(ge=0, le=2**8 - 1)]

@@ -9,6 +9,8 @@
   TypedDict or dataclass with a member to change becomes a subclass with lenient fields.
 * ``Optional`` and unions are mapped member by member, unless another member takes strings too
   (``int | str``): then "1" could mean either, and the union stays as it is.
+  An ``Optional`` none of whose other members takes the very string ``"null"`` as itself gets
+  `NullText` (the one ``"null"`` policy, docs/types.md#the-string-null): a ``Literal`` or enum too.
 * ``str``, ``bytes``, ``Literal``, enums, dates, UUIDs and everything else stay exactly as they are.
 
 What the mapping leaves strict although a wrong-typed argument would break it is recorded with the
@@ -32,13 +34,14 @@ from pydantic.fields import FieldInfo
 from . import integers
 from .annotations import ARRAYS, UNION_TYPES, function_hints, is_structured, split_annotated, with_metadata
 from .booleans import StrictBoolish, _StrictBoolish
+from .bounds import integer_range
 from .constraints import is_strict, split_constraints, with_bounds_in_marker
 from .exact_leaves import ExactNumber, exact_leaf
 from .floats import _LenientFloat
 from .integers import _LenientInt
 from .json_values import AcceptJsonText, JsonTextOf
 from .lenient_classes import CLASSES_LOCK, LENIENT_CLASSES, ORIGINALS, lenient_class
-from .null_text import NullText, takes_strings
+from .null_text import NullText, takes_null_text, takes_strings
 from .rendering import render_annotation
 
 __all__ = ("KeptAsIs", "Lenient", "LenientForm", "lenient_annotation", "lenient_form", "lenient_model", "lenient_tool")
@@ -321,11 +324,15 @@ class _Mapper:
                     "so a string such as '1' could be meant for either member",
                 )
             )
-        null_text = type(None) in members and not string_members and not any(isinstance(m, NullText) for m in metadata)
+        null_text = (
+            type(None) in members
+            and not any(takes_null_text(member) for member in members)
+            and not any(isinstance(marker, NullText) for marker in metadata)
+        )
         if all(new is old for new, old in zip(mapped, members, strict=True)) and not null_text:
             return annotation
         union: Any = typing.Union[tuple(mapped)]
-        # No other member takes a string, so the string "null" can only mean None.
+        # No other member takes the string "null" as itself, so it can only mean None (`NULL_TEXT`).
         return with_metadata(union, (*metadata, NullText()) if null_text else metadata)
 
     def structured(self, annotation: Any, base: Any, metadata: tuple[Any, ...], *, text: bool) -> Any:
@@ -398,28 +405,12 @@ def _expand(metadata: tuple[Any, ...], *, fields: bool = False) -> tuple[Any, ..
 
 
 def _inclusive_bounds(bounds: tuple[Any, ...]) -> tuple[int | None, int | None] | None:
-    lower: int | None = None
-    upper: int | None = None
-    for bound in bounds:
-        value = _bound_value(bound)
-        if not isinstance(value, int) or isinstance(value, bool):
-            return None
-        if isinstance(bound, annotated_types.Ge):
-            lower = value if lower is None else max(lower, value)
-        elif isinstance(bound, annotated_types.Gt):
-            lower = value + 1 if lower is None else max(lower, value + 1)
-        elif isinstance(bound, annotated_types.Le):
-            upper = value if upper is None else min(upper, value)
-        else:
-            upper = value - 1 if upper is None else min(upper, value - 1)
+    names = ("ge", "gt", "le", "lt")
+    pairs = [(name, getattr(bound, name)) for bound in bounds for name in names if hasattr(bound, name)]
+    if not all(isinstance(value, int) and not isinstance(value, bool) for _, value in pairs):
+        return None
+    lower, upper, _ = integer_range(pairs)
     return lower, upper
-
-
-def _bound_value(bound: Any) -> Any:
-    for name in ("ge", "gt", "le", "lt"):
-        if hasattr(bound, name):
-            return getattr(bound, name)
-    return None
 
 
 def _exact_number(member: Any) -> Any:

@@ -1,8 +1,10 @@
-"""The string ``"null"`` as None: the `NullText` marker on an ``Optional`` none of whose other
-members takes a string. The pattern it advertises is `pattern_with_null`'s (`types.forms`)."""
+"""The one ``"null"`` policy (`NULL_TEXT` in `types.forms`; docs/types.md#the-string-null): the
+`NullText` marker on an ``Optional`` none of whose other members takes the very string ``"null"``
+as itself makes that string None. The pattern it advertises is `pattern_with_null`'s."""
 
 from __future__ import annotations
 
+import enum
 import typing
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -15,33 +17,36 @@ from .annotations import UNION_TYPES, is_structured, split_annotated
 from .booleans import _StrictBoolish
 from .exact_leaves import DigitText, ExactNumber
 from .floats import _LenientFloat
-from .forms import pattern_with_null
+from .forms import NULL_TEXT, pattern_with_null
 from .integers import _LenientInt
 from .json_values import AcceptJsonText, JsonTextOf
+from .scalar import with_null_text
 
-__all__ = ("NullText", "takes_strings")
+__all__ = ("NullText", "takes_null_text", "takes_strings")
 
 _SCALAR_MARKERS = (_LenientInt, _LenientFloat, _StrictBoolish, JsonTextOf, DigitText, ExactNumber)
 
 
 def _null_text_to_none(value: Any) -> Any:
-    return None if value == "null" else value
+    return None if value == NULL_TEXT else value
 
 
 @dataclass(frozen=True, slots=True)
 class NullText:
-    """Marker for a nullable field none of whose other forms is a string: the string ``"null"``
-    (as some hosts send for ``anyOf [integer, null]``) is taken as None, and the advertised
-    schema admits it. The mapping adds it to ``Optional[...]`` whose other members are lenient
-    numbers, booleans or JSON-text structures; ``Optional[str]`` never gets it.
+    """Marker for a nullable field none of whose other forms takes the very string ``"null"`` as
+    itself: that string (as some hosts send for ``anyOf [integer, null]``) is taken as None, and the
+    advertised schema admits it. The mapping adds it to every such ``Optional`` (lenient numbers,
+    booleans, JSON-text structures, a ``Literal`` or ``Enum`` without the value ``"null"``);
+    ``Optional[str]`` never gets it.
 
-    >>> from typing import Annotated, Optional
+    >>> from typing import Annotated, Literal, Optional
     >>> from pydantic import BaseModel
     >>> from pydantic_lenient import LenientUInt, NullText
     >>> class Search(BaseModel):
     ...     limit: Annotated[Optional[LenientUInt], NullText()] = 10
-    >>> Search.model_validate({"limit": "null"})
-    Search(limit=None)
+    ...     order: Annotated[Optional[Literal["asc", "desc"]], NullText()] = None
+    >>> Search.model_validate({"limit": "null", "order": "null"})
+    Search(limit=None, order=None)
     >>> class Note(BaseModel):
     ...     text: Annotated[Optional[str], NullText()]
     Traceback (most recent call last):
@@ -53,32 +58,59 @@ class NullText:
         base, _ = split_annotated(source)
         members = typing.get_args(base) if typing.get_origin(base) in UNION_TYPES else (base,)
         others = [member for member in members if member is not type(None)]
-        if len(others) == len(members) or any(takes_strings(member) for member in others):
-            from .rendering import render_annotation  # rendering knows NullText: imported here, not at the top
-
+        if len(others) == len(members) or any(takes_null_text(member) for member in others):
             raise TypeError(
-                f"NullText() on {render_annotation(source)} is refused: it needs an Optional whose other "
-                "members never take a string (lenient numbers, booleans, JSON-text structures); "
-                'otherwise the string "null" could be meant as itself'
+                f"NullText() on {_written(source)} is refused: it needs an Optional none of whose other "
+                'members takes the string "null" as it is (lenient numbers, booleans, JSON-text '
+                'structures, a Literal or Enum without "null"); otherwise "null" could be meant as itself'
             )
-        return core_schema.no_info_before_validator_function(_null_text_to_none, handler(source))
+        inner = handler(source)
+        if inner["type"] == "nullable":
+            native = with_null_text(inner["schema"])
+            if native is not None:  # one lenient scalar: no Python runs for any value
+                return {**inner, "schema": native}
+        return core_schema.no_info_before_validator_function(_null_text_to_none, inner)
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
-        return _admit_null_text(handler(schema))
+        widened, admitted = _admit_null_text(handler(schema))
+        if admitted or not isinstance(widened, dict):
+            return widened
+        # No branch can take the text in place (an Enum behind a $ref): one more branch takes exactly it.
+        only_null_text = {"type": "string", "const": NULL_TEXT}
+        if isinstance(widened.get("anyOf"), list):
+            return {**widened, "anyOf": [*widened["anyOf"], only_null_text]}
+        return {"anyOf": [widened, only_null_text]}
 
 
-def _admit_null_text(schema: JsonSchemaValue) -> JsonSchemaValue:
-    """``schema`` with each string form of a lenient scalar (a pattern-checked string branch, at
-    any depth of ``anyOf``) widened to also match ``null``. JSON-text branches admit any string
-    already, so they already admit it."""
+def _written(annotation: Any) -> str:
+    """``annotation`` as its source reads, near enough for an error message."""
+    return repr(annotation).replace("typing.", "")
+
+
+def _admit_null_text(schema: JsonSchemaValue) -> tuple[JsonSchemaValue, bool]:
+    """``schema`` with each string form (at any depth of ``anyOf``) widened to also take ``"null"``:
+    a pattern-checked string of a lenient scalar, a ``Literal``'s ``enum`` or ``const``; and whether
+    some branch now admits it (a JSON-text branch admits any string already)."""
     if not isinstance(schema, dict):
-        return schema
+        return schema, False
     widened = dict(schema)
-    if widened.get("type") == "string" and isinstance(widened.get("pattern"), str):
+    admitted = False
+    if isinstance(widened.get("pattern"), str) and widened.get("type") == "string":
         widened["pattern"] = pattern_with_null(widened["pattern"])
+        admitted = True
+    elif isinstance(widened.get("enum"), list):
+        widened["enum"] = [*widened["enum"], NULL_TEXT]
+        admitted = True
+    elif "const" in widened:
+        widened["enum"] = [widened.pop("const"), NULL_TEXT]
+        admitted = True
+    elif widened.get("type") == "string":
+        admitted = True
     if isinstance(widened.get("anyOf"), list):
-        widened["anyOf"] = [_admit_null_text(branch) for branch in widened["anyOf"]]
-    return widened
+        branches = [_admit_null_text(branch) for branch in widened["anyOf"]]
+        widened["anyOf"] = [branch for branch, _ in branches]
+        admitted = admitted or any(taken for _, taken in branches)
+    return widened, admitted
 
 
 def takes_strings(member: Any) -> bool:
@@ -94,3 +126,19 @@ def takes_strings(member: Any) -> bool:
     return not (
         typing.get_origin(base) is Literal and not any(isinstance(value, str) for value in typing.get_args(base))
     )
+
+
+def takes_null_text(member: Any) -> bool:
+    """Whether a union member may accept the very string ``"null"`` as itself (the ``"null"``
+    policy's question): any member that takes strings, except a ``Literal`` or ``Enum`` none of
+    whose values is ``"null"``."""
+    if not takes_strings(member):
+        return False
+    base, metadata = split_annotated(member)
+    if metadata:
+        return True
+    if typing.get_origin(base) is Literal:
+        return any(value == NULL_TEXT for value in typing.get_args(base))
+    if isinstance(base, type) and issubclass(base, enum.Enum):
+        return any(item.value == NULL_TEXT for item in base)  # a str-mixin member equals its value
+    return True

@@ -18,6 +18,9 @@ from pydantic import GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
+from .bounds import BOUND_KEYWORDS, PYDANTIC_BOUND_KEYWORDS
+from .forms import NULL_TEXT
+
 __all__ = (
     "Inner",
     "effective_marker",
@@ -29,20 +32,10 @@ __all__ = (
     "render_scalar",
     "user_bounds",
     "with_inner",
+    "with_null_text",
 )
 
 _M = TypeVar("_M")
-
-# pydantic's own names for numeric constraints, as they reach a marker's JSON schema when they were
-# applied after it (`Annotated[LenientInt, Field(ge=1)]`), and the standard keywords they stand for.
-_PYDANTIC_BOUND_KEYS = {
-    "ge": "minimum",
-    "le": "maximum",
-    "gt": "exclusiveMinimum",
-    "lt": "exclusiveMaximum",
-    "multiple_of": "multipleOf",
-}
-_STANDARD_BOUND_KEYS = frozenset(_PYDANTIC_BOUND_KEYS.values())
 
 
 def exact_conversion(lax: CoreSchema, exact: CoreSchema) -> CoreSchema:
@@ -101,9 +94,9 @@ def user_bounds(handler: GetJsonSchemaHandler, schema: CoreSchema) -> tuple[dict
     rendered = {key: value for key, value in handler(schema).items() if key not in _INTERNAL_RENDERING}
     bounds: dict[str, Any] = {}
     for key in list(rendered):
-        if key in _PYDANTIC_BOUND_KEYS:
-            bounds[_PYDANTIC_BOUND_KEYS[key]] = rendered.pop(key)
-        elif key in _STANDARD_BOUND_KEYS:
+        if key in PYDANTIC_BOUND_KEYWORDS:  # applied after the marker (`Annotated[LenientInt, Field(ge=1)]`)
+            bounds[PYDANTIC_BOUND_KEYWORDS[key]] = rendered.pop(key)
+        elif key in BOUND_KEYWORDS:
             bounds[key] = rendered.pop(key)
     return bounds, rendered
 
@@ -144,7 +137,7 @@ _EFFECTIVE = "pydantic_lenient_effective"
 _WRAPPERS = frozenset({"function-after", "function-before", "function-wrap"})
 # Bounds and lengths, under pydantic's names and JSON Schema's.
 _ANY_BOUND_KEY = frozenset(
-    {*_PYDANTIC_BOUND_KEYS, *_STANDARD_BOUND_KEYS, "min_length", "max_length", "minLength", "maxLength"}
+    {*PYDANTIC_BOUND_KEYWORDS, *BOUND_KEYWORDS, "min_length", "max_length", "minLength", "maxLength"}
     | {"minItems", "maxItems", "minProperties", "maxProperties"}
 )
 
@@ -210,3 +203,46 @@ def effective_marker(schema: CoreSchema, default: _M) -> _M:
         if node["type"] not in _WRAPPERS or "schema" not in node:
             return default
         node = node["schema"]
+
+
+# The string "null" as None, natively: exactly that string, read as the JSON it is.
+_NULL_TEXT_AS_NONE = core_schema.chain_schema(
+    [core_schema.literal_schema([NULL_TEXT]), core_schema.json_schema(core_schema.none_schema())]
+)
+
+
+def with_null_text(schema: CoreSchema) -> CoreSchema | None:
+    """``schema``, a lenient scalar's as `lenient_scalar_schema` built it (a marker's own core schema),
+    also taking the string ``"null"`` as None, natively: its string form tries the null text after
+    its own, inside the one error, and its bounds let None through. None when ``schema`` is not one
+    (a validator written after the marker wraps it): the caller then converts the text itself.
+
+    A value of any other type never meets the null text, so the hot path stays as fast as the
+    marker's own (docs/benchmarks.md)."""
+    if schema["type"] == "custom-error":
+        forms = _with_null_text_form(schema)
+        return None if forms is None else cast(CoreSchema, forms)
+    if schema["type"] != "chain" or len(schema["steps"]) != 2 or schema["steps"][1]["type"] not in _BOUNDS_TYPES:
+        return None
+    first, bounds = schema["steps"]
+    forms = _with_null_text_form(first) if first["type"] == "custom-error" else None
+    if forms is None:
+        return None
+    chained: dict[str, Any] = dict(schema)
+    chained["steps"] = [forms, core_schema.nullable_schema(bounds)]
+    return cast(CoreSchema, chained)
+
+
+# The schema types `lenient_scalar_schema` checks bounds with.
+_BOUNDS_TYPES = frozenset({"int", "float", "decimal"})
+
+
+def _with_null_text_form(one_error: Any) -> dict[str, Any] | None:
+    by_type = one_error["schema"]
+    choices = by_type.get("choices") if by_type["type"] == "tagged-union" else None
+    if not isinstance(choices, dict) or by_type.get("discriminator") is not type or str not in choices:
+        return None
+    text_forms = core_schema.union_schema([choices[str], _NULL_TEXT_AS_NONE], mode="left_to_right")
+    widened: dict[str, Any] = dict(one_error)
+    widened["schema"] = {**by_type, "choices": {**choices, str: text_forms}}
+    return widened
