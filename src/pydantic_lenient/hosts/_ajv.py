@@ -426,7 +426,10 @@ def _regex(pattern: str) -> Any:
     try:
         import regress
     except ImportError as error:  # pragma: no cover - exercised only without the extras
-        raise ImportError("host profiles need regress: pip install 'pydantic-lenient[testing]'") from error
+        raise ImportError(
+            "host profiles need regress: pip install 'pydantic-lenient[testing]'"
+            " (in a clone: pip install -e '.[testing]')"
+        ) from error
     try:
         return regress.Regex(pattern, "u")
     except regress.RegressError as error:
