@@ -26,8 +26,8 @@ if typing.TYPE_CHECKING:
     from .schema.styles import STYLES, Style, apply_style
     from .schema.targets import TARGETS, Target, TargetSchema, input_schema, target_schema, to_target
     from .types.booleans import StrictBoolish
-    from .types.exact_leaves import DigitText, ExactNumber, FromText
     from .types.decimals import LenientDecimal
+    from .types.exact_leaves import DigitText, ExactNumber, FromText
     from .types.floats import LenientFloat
     from .types.integers import (
         LenientI8,
