@@ -155,7 +155,9 @@ class _LenientDecimal(LenientScalar):
 
     def _core_schema(self) -> CoreSchema:
         held = self.held_bounds()
-        checks = {name: (_exact(value) if name in _BOUND_KEYWORDS else value) for name, value in held.items()}
+        checks: dict[str, Any] = {
+            name: (_exact(value) if name in _BOUND_KEYWORDS else value) for name, value in held.items()
+        }
         return lenient_scalar_schema(
             # pydantic-core reads an int exactly and a float by its shortest repr; a bool is neither.
             forms={Decimal: _FINITE, int: _FINITE, float: _FINITE, str: _NUMBER_TEXT},

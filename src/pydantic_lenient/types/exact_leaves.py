@@ -151,7 +151,8 @@ class ExactNumber(LenientMarker):
         bounds = None if _is_plain(own) else own
         marker_class = scalar_marker_class(base)
         if marker_class is not None:
-            return marker_class.exact_form(bounds)
+            exact: CoreSchema = marker_class.exact_form(bounds)
+            return exact
         raise TypeError(f"ExactNumber() needs a plain number or boolean type (int, float, bool...), not {source!r}")
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
@@ -163,8 +164,9 @@ class ExactNumber(LenientMarker):
 
 
 def _is_plain(schema: CoreSchema) -> bool:
-    """Whether ``schema`` is a bare ``int``, ``float`` or ``bool`` schema (a description aside)."""
-    return schema["type"] in ("int", "float", "bool") and set(schema) <= {"type", "metadata"}
+    """Whether ``schema`` is a bare scalar schema (``int``, ``decimal``...), a description aside: no
+    constraint to check after the exact form."""
+    return set(schema) <= {"type", "metadata"}
 
 
 @dataclass(frozen=True, slots=True)
