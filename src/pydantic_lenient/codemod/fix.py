@@ -59,10 +59,8 @@ from pydantic_lenient.schema.catalog import (
 )
 from pydantic_lenient.schema.loading import load_target
 from pydantic_lenient.types.annotations import UNION_TYPES, function_hints, split_annotated, with_metadata
-from pydantic_lenient.types.booleans import _StrictBoolish
-from pydantic_lenient.types.floats import _LenientFloat
-from pydantic_lenient.types.integers import _LenientInt
-from pydantic_lenient.types.json_values import AcceptJsonText, JsonTextOf
+from pydantic_lenient.types.family import LenientMarker, LenientScalar
+from pydantic_lenient.types.json_values import AcceptJsonText
 from pydantic_lenient.types.lenient_classes import ORIGINALS
 from pydantic_lenient.types.mapping import lenient_annotation
 from pydantic_lenient.types.null_text import NullText
@@ -487,7 +485,7 @@ class _Rewriter(cst.CSTTransformer):
             if not new_metadata[:-1] and new_base in ORIGINALS and new_base is not base:
                 return self._subscript("Lenient", node)
             return self._subscript("LenientJson", self._rewrite(node, hint, inner))
-        if new_metadata and isinstance(new_metadata[0], (_LenientInt, _LenientFloat, _StrictBoolish)):
+        if new_metadata and isinstance(new_metadata[0], LenientScalar):
             alias = ALIAS_NAMES.get(new_metadata[0])
             if alias is not None and new_metadata[1:] == metadata:
                 if not metadata:
@@ -718,9 +716,6 @@ def _is_plain_constraint(marker: Any) -> bool:
     )
 
 
-_LENIENT_METADATA = (_LenientInt, _LenientFloat, _StrictBoolish, NullText, AcceptJsonText, JsonTextOf)
-
-
 def _transforms_values(hint: Any) -> bool:
     """Whether ``hint`` holds, at any depth, metadata other than constraints and lenient markers (a
     validator): pydantic checks a default's constraints after it, and the mapping would fold them
@@ -728,9 +723,17 @@ def _transforms_values(hint: Any) -> bool:
     base, metadata = split_annotated(hint)
     for marker in metadata:
         parts = marker.metadata if isinstance(marker, FieldInfo) else [marker]
-        if not all(_is_plain_constraint(part) or isinstance(part, _LENIENT_METADATA) for part in parts):
+        if not all(_is_plain_constraint(part) or _keeps_meaning(part) for part in parts):
             return True
     return any(_transforms_values(argument) for argument in typing.get_args(base))
+
+
+def _keeps_meaning(marker: Any) -> bool:
+    return isinstance(marker, LenientMarker) and marker.keeps_meaning
+
+
+def _holds_bounds(marker: Any) -> bool:
+    return isinstance(marker, LenientScalar) and bool(marker.bound_names)
 
 
 def _without(call: cst.Call, removed: list[cst.Arg]) -> cst.Call:
@@ -795,10 +798,6 @@ def _only_lenient_says(metadata: tuple[Any, ...], new_metadata: tuple[Any, ...])
     into a new marker (after a hand-written ``LenientInt`` pydantic checks them in Python, ~2x slower)."""
     if any(isinstance(marker, NullText) for marker in new_metadata) and NullText() not in metadata:
         return True
-    if any(isinstance(marker, (_LenientInt, _LenientFloat)) for marker in metadata):
+    if any(_holds_bounds(marker) for marker in metadata):
         return False  # a marker written by hand is kept as written
-    return (
-        bool(new_metadata)
-        and isinstance(new_metadata[0], (_LenientInt, _LenientFloat))
-        and (new_metadata[0] not in ALIAS_NAMES)
-    )
+    return bool(new_metadata) and _holds_bounds(new_metadata[0]) and (new_metadata[0] not in ALIAS_NAMES)
