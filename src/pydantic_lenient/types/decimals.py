@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
@@ -13,11 +13,14 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from .family import LenientScalar
-from .forms import JSON_NUMBER, MAX_DIGIT_STRING_LENGTH
+from .forms import JSON_NUMBER
 from .scalar import (
     allows_inf_nan,
     effective_marker,
+    exact_conversion,
+    form_error,
     lenient_scalar_schema,
+    python_function,
     read_inner,
     render_scalar,
     user_bounds,
@@ -31,11 +34,22 @@ ERROR_TYPE = "lenient_decimal"
 _MESSAGE = "Input should be a finite number, or a string holding one in JSON number syntax"
 
 _FINITE = core_schema.decimal_schema(allow_inf_nan=False)
+
+
+def _to_decimal(value: int | float | str) -> Decimal:
+    """A value as the decimal it spells (a float by its shortest text, as pydantic-core reads it)."""
+    try:
+        return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    except InvalidOperation:  # an exponent beyond a Decimal's limits
+        raise form_error(ERROR_TYPE, _MESSAGE) from None
+
+
+# pydantic-core's lax conversion (the fast one) unless the caller passes strict=True, which would
+# make it refuse anything but a Decimal; both give the same value.
+_CONVERTED = exact_conversion(_FINITE, core_schema.chain_schema([python_function(_to_decimal), _FINITE]))
 # The pattern has refused whitespace, '+', '_', NaN, Infinity and non-ASCII digits, all of which
 # Decimal() would read; what is left converts exactly, never through a float.
-_NUMBER_TEXT = core_schema.chain_schema(
-    [core_schema.str_schema(pattern=JSON_NUMBER, max_length=MAX_DIGIT_STRING_LENGTH), _FINITE]
-)
+_NUMBER_TEXT = core_schema.chain_schema([core_schema.str_schema(pattern=JSON_NUMBER), _CONVERTED])
 
 _BOUND_KEYWORDS = {
     "ge": "minimum",
@@ -62,9 +76,24 @@ def _is_finite_number(value: Any) -> bool:
 
 
 def _json_number(bound: Decimal) -> int | float:
-    """A bound as a JSON number: an int when integral, else the nearest double (bounds are exact for
-    every number a host holds as a double; docs/guarantees.md)."""
+    """A bound as a JSON number: an int when integral, else the nearest double."""
     return int(bound) if bound == bound.to_integral_value() else float(bound)
+
+
+def _advertised_bound(keyword: str, bound: Decimal) -> tuple[str, int | float]:
+    """``(keyword, value)`` a host checks for the bound ``keyword=bound``: itself when a host holds it
+    exactly (an integer, or the shortest text of a double: every number a host holds is a double, and
+    a float is read by that text); else loosened to the nearest double on the safe side, inclusive,
+    so that a host may accept a number the server refuses, never the reverse."""
+    number = _json_number(bound)
+    if isinstance(number, int) or Decimal(repr(number)) == bound:
+        return keyword, number
+    lower = keyword in ("minimum", "exclusiveMinimum")
+    if lower and Decimal(repr(number)) > bound:
+        number = math.nextafter(number, -math.inf)
+    elif not lower and Decimal(repr(number)) < bound:
+        number = math.nextafter(number, math.inf)
+    return ("minimum" if lower else "maximum"), number
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +139,7 @@ class _LenientDecimal(LenientScalar):
     @classmethod
     def exact_form(cls, bounds: CoreSchema | None) -> CoreSchema:
         return lenient_scalar_schema(
-            forms={int: _FINITE, float: _FINITE, Decimal: _FINITE},
+            forms={int: _CONVERTED, float: _CONVERTED, Decimal: _FINITE},
             error_type="exact_decimal",
             message="Input should be a number",
             serialization=None,
@@ -160,7 +189,7 @@ class _LenientDecimal(LenientScalar):
         }
         return lenient_scalar_schema(
             # pydantic-core reads an int exactly and a float by its shortest repr; a bool is neither.
-            forms={Decimal: _FINITE, int: _FINITE, float: _FINITE, str: _NUMBER_TEXT},
+            forms={Decimal: _FINITE, int: _CONVERTED, float: _CONVERTED, str: _NUMBER_TEXT},
             bounds=core_schema.decimal_schema(**checks) if checks else None,
             error_type=ERROR_TYPE,
             message=_MESSAGE,
@@ -177,12 +206,22 @@ class _LenientDecimal(LenientScalar):
             annotations.pop(name, None)
         if handler.mode == "serialization":
             return {"type": "string", **annotations}  # pydantic writes a Decimal as its text
-        own = {
-            _BOUND_KEYWORDS[name]: _json_number(_exact(value))
+        held = {
+            _BOUND_KEYWORDS[name]: _exact(value)
             for name, value in self.held_bounds().items()
             if name in _BOUND_KEYWORDS
         }
-        canonical = {"type": "number", **own, **added}
+        # pydantic writes a Decimal bound applied after the marker as its text.
+        outside = {key: Decimal(value) if isinstance(value, str) else value for key, value in added.items()}
+        canonical: dict[str, Any] = {"type": "number"}
+        for keyword, value in {**held, **outside}.items():
+            if not isinstance(value, Decimal):
+                canonical[keyword] = value
+            elif keyword == "multipleOf":
+                canonical[keyword] = _json_number(value)
+            else:
+                advertised, number = _advertised_bound(keyword, value)
+                canonical[advertised] = number
         string_form = {"type": "string", "pattern": JSON_NUMBER}
         return render_scalar(handler, canonical, string_form, annotations)
 
