@@ -37,10 +37,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from pydantic_lenient.types.boolean_text import TRUE_OR_FALSE
 from pydantic_lenient.types.forms import (
-    ADVERTISED_DIGIT_PATTERNS,
-    JSON_NUMBER,
+    SCALAR_STRING_FORMS,
     advertised_digit_patterns,
     narrowed_digit_pattern,
     pattern_with_null,
@@ -195,11 +193,7 @@ def _type_array_to_any_of(schema: Schema) -> Schema:
 
 # The string forms the lenient scalars add, by pattern, with the canonical type they stand for;
 # also each widened to take "null" (a nullable field made lenient by the mapping).
-_STRING_FORM_TYPES: dict[str, str] = {
-    **dict.fromkeys(ADVERTISED_DIGIT_PATTERNS, "integer"),
-    JSON_NUMBER: "number",
-    TRUE_OR_FALSE: "boolean",
-}
+_STRING_FORM_TYPES: dict[str, str] = dict(SCALAR_STRING_FORMS)
 _STRING_FORM_TYPES.update({pattern_with_null(pattern): kind for pattern, kind in _STRING_FORM_TYPES.items()})
 _JSON_TEXT_MEDIA_TYPE = "application/json"
 
