@@ -108,26 +108,27 @@ class LenientScalar(LenientMarker):
         raise TypeError(f"ExactNumber() is not defined for {cls.python_type.__name__}")
 
 
-def _load_members() -> None:
+@functools.cache
+def _registry() -> dict[type, type[LenientScalar]]:
+    """The registry, once every member module has registered (importing one member alone leaves
+    the others out until then)."""
     for name in _MEMBER_MODULES:
         importlib.import_module(f"{__package__}.{name}")
+    return _REGISTRY
 
 
 def scalar_marker_class(base: Any) -> type[LenientScalar] | None:
     """The lenient marker class for exactly the plain type ``base`` (``int``, ``float``, ``bool``,
     ``Decimal``), or None (a subclass, an enum, anything else)."""
-    if not _REGISTRY:
-        _load_members()
-    return _REGISTRY.get(base) if isinstance(base, type) else None
+    return _registry().get(base) if isinstance(base, type) else None
 
 
 def scalar_marker_class_of_subclass(base: Any) -> type[LenientScalar] | None:
     """The marker class for the nearest registered class in ``base``'s MRO (``bool`` before ``int``)."""
     if not isinstance(base, type):
         return None
-    if not _REGISTRY:
-        _load_members()
-    return next((_REGISTRY[kind] for kind in base.__mro__ if kind in _REGISTRY), None)
+    registry = _registry()
+    return next((registry[kind] for kind in base.__mro__ if kind in registry), None)
 
 
 @functools.cache
