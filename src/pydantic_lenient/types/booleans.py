@@ -39,6 +39,7 @@ class _StrictBoolish(LenientScalar):
     python_type = bool
     json_type = "boolean"
     alias_name = "StrictBoolish"
+    error_type = ERROR_TYPE
     coerce_to = "bool"
 
     @classmethod

@@ -46,7 +46,10 @@ def _to_decimal(value: int | float | str) -> Decimal:
 
 # pydantic-core's lax conversion (the fast one) unless the caller passes strict=True, which would
 # make it refuse anything but a Decimal; both give the same value.
-_CONVERTED = exact_conversion(_FINITE, core_schema.chain_schema([python_function(_to_decimal), _FINITE]))
+_CONVERTED = exact_conversion(
+    core_schema.decimal_schema(allow_inf_nan=False, strict=False),  # not made strict by a strict config
+    core_schema.chain_schema([python_function(_to_decimal), _FINITE]),
+)
 # The pattern has refused whitespace, '+', '_', NaN, Infinity and non-ASCII digits, all of which
 # Decimal() would read; what is left converts exactly, never through a float.
 _NUMBER_TEXT = core_schema.chain_schema([core_schema.str_schema(pattern=JSON_NUMBER), _CONVERTED])
@@ -107,6 +110,7 @@ class _LenientDecimal(LenientScalar):
     python_type = Decimal
     json_type = "number"
     alias_name = "LenientDecimal"
+    error_type = ERROR_TYPE
     # No normalizer coercion: its result must stay JSON (the proxy forwards it), and no JSON number
     # Python writes holds a decimal exactly; the string form is the exact one.
     coerce_to = None

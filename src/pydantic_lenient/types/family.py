@@ -71,6 +71,8 @@ class LenientScalar(LenientMarker):
     """The canonical JSON Schema type: ``"integer"``, ``"number"`` or ``"boolean"``."""
     alias_name: ClassVar[str]
     """The public name of the marker with no bounds (``"LenientInt"``)."""
+    error_type: ClassVar[str]
+    """The one error type a value of none of its forms gets (``"lenient_int"``)."""
     coerce_to: ClassVar[str | None]
     """The normalizer's ``type_coerce`` target for a plain field of ``python_type`` (None: no rule)."""
     bound_names: ClassVar[tuple[str, ...]] = ()

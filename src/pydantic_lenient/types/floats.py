@@ -72,6 +72,7 @@ class _LenientFloat(LenientScalar):
     python_type = float
     json_type = "number"
     alias_name = "LenientFloat"
+    error_type = ERROR_TYPE
     coerce_to = "float"
     bound_names = tuple(_BOUND_KEYWORDS)
 

@@ -105,6 +105,7 @@ class _LenientInt(LenientScalar):
     python_type = int
     json_type = "integer"
     alias_name = "LenientInt"
+    error_type = ERROR_TYPE
     coerce_to = "int"
     bound_names = ("ge", "le", "multiple_of")
 
