@@ -1,9 +1,10 @@
 """The lenient form of any annotation, without editing it: `lenient_annotation`, ``Lenient[T]``,
 `lenient_model` and the `lenient_tool` decorator all come from one mapping.
 
-* ``int`` becomes `LenientInt` (`LenientUInt`, `LenientPositiveInt` or a sized form when the
-  bounds are exactly that type's), ``float`` `LenientFloat`, ``bool`` `StrictBoolish`; bounds and
-  other metadata (``Field(...)``, annotated-types, ``conint``) are kept after the marker.
+* A plain scalar becomes the lenient type the family registers for it (`types.family`): ``int``
+  `LenientInt` (`LenientUInt`, `LenientPositiveInt` or a sized form when the bounds are exactly
+  that type's), ``float`` `LenientFloat`, ``bool`` `StrictBoolish`, ``Decimal`` `LenientDecimal`;
+  bounds move into the marker, other metadata (``Field(...)``, annotated-types) is kept after it.
 * Arrays and objects (``list``, ``tuple``, ``set``, ``frozenset``, ``dict``, models, TypedDicts,
   dataclasses) also take their JSON text, and their members are mapped the same way. A model,
   TypedDict or dataclass with a member to change becomes a subclass with lenient fields.
