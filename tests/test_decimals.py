@@ -113,7 +113,7 @@ def test_advertised_as_a_number_or_number_text_and_written_as_text() -> None:
         pytest.param(
             Lenient[Annotated[Decimal, Field(gt=Decimal("0.1"), le=2)]], {"exclusiveMinimum": 0.1, "maximum": 2}
         ),
-        pytest.param(Lenient[Annotated[Decimal, Field(multiple_of=Decimal("0.5"))]], {"multipleOf": 0.5}),
+        pytest.param(Lenient[Annotated[Decimal, Field(multiple_of=Decimal("5"))]], {"multipleOf": 5}),
     ],
 )
 def test_bounds_are_advertised_as_json_numbers_and_checked_exactly(annotation: Any, bounds: dict[str, Any]) -> None:
@@ -132,6 +132,24 @@ def test_a_bound_no_host_holds_is_loosened_to_the_safe_side() -> None:
     with pytest.raises(ValidationError):
         adapter.validate_python("0.1")
     assert adapter.validate_python("0.10000000000000000002") == Decimal("0.10000000000000000002")
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [
+        Lenient[Annotated[Decimal, Field(multiple_of=Decimal("0.01"))]],
+        Annotated[LenientDecimal, Field(multiple_of=Decimal("0.01"))],
+    ],
+)
+def test_a_fractional_step_is_checked_but_not_advertised(annotation: Any) -> None:
+    """Hosts compute ``multipleOf`` in doubles, where 0.07 is no multiple of 0.01: advertising the
+    step would make a host refuse what the server takes, so only the server checks it."""
+    adapter = TypeAdapter(annotation)
+    assert "multipleOf" not in json.dumps(adapter.json_schema())
+    assert adapter.validate_python(0.07) == Decimal("0.07")
+    assert host_validator(adapter.json_schema()).is_valid(0.07)
+    with pytest.raises(ValidationError):
+        adapter.validate_python("0.075")
 
 
 def test_digit_limits_are_checked_but_not_advertised() -> None:

@@ -219,10 +219,14 @@ class _LenientDecimal(LenientScalar):
         outside = {key: Decimal(value) if isinstance(value, str) else value for key, value in added.items()}
         canonical: dict[str, Any] = {"type": "number"}
         for keyword, value in {**held, **outside}.items():
-            if not isinstance(value, Decimal):
+            if keyword == "multipleOf":
+                step = _exact(value) if _is_finite_number(value) else None
+                if step is not None and step == step.to_integral_value():
+                    canonical[keyword] = int(step)
+                # A fractional step is checked, not advertised: hosts divide in doubles, where 0.07
+                # is no multiple of 0.01, and would refuse what the server takes.
+            elif not isinstance(value, Decimal):
                 canonical[keyword] = value
-            elif keyword == "multipleOf":
-                canonical[keyword] = _json_number(value)
             else:
                 advertised, number = _advertised_bound(keyword, value)
                 canonical[advertised] = number
