@@ -245,13 +245,15 @@ def _standard_keywords(schema: Schema) -> Schema:
     if not isinstance(members, list) or len(members) != 2 or not all(isinstance(m, dict) for m in members):
         return schema
     canonical, alternative = members
-    bounds = {_PYDANTIC_BOUND_KEYS[key]: value for key, value in schema.items() if key in _PYDANTIC_BOUND_KEYS}
+    # A bound written as text (pydantic writes a Decimal so) is no JSON Schema number: left as it is.
+    lifted = {key for key, value in schema.items() if key in _PYDANTIC_BOUND_KEYS and _is_number(value)}
+    bounds = {_PYDANTIC_BOUND_KEYS[key]: schema[key] for key in lifted}
     lengths = {key: value for key, value in schema.items() if key in _LENGTH_KEYWORDS}
     if bounds and canonical.get("type") in ("integer", "number") and alternative.get("type") == "string":
         canonical = {**canonical, **bounds}
         if canonical["type"] == "integer":
             canonical, alternative = _inclusive_integer_bounds(canonical, alternative)
-        rest = {key: value for key, value in schema.items() if key not in _PYDANTIC_BOUND_KEYS}
+        rest = {key: value for key, value in schema.items() if key not in lifted}
         return {**rest, "anyOf": [canonical, alternative]}
     if lengths and alternative.get("contentMediaType") == _JSON_TEXT_MEDIA_TYPE and "contentSchema" in alternative:
         content = alternative["contentSchema"]
@@ -260,6 +262,10 @@ def _standard_keywords(schema: Schema) -> Schema:
             rest = {key: value for key, value in schema.items() if key not in _LENGTH_KEYWORDS}
             return {**rest, "anyOf": [{**canonical, **lengths}, text_form]}
     return schema
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _inclusive_integer_bounds(canonical: Schema, string_form: Schema) -> tuple[Schema, Schema]:
