@@ -40,6 +40,7 @@ class _StrictBoolish(LenientScalar):
     json_type = "boolean"
     alias_name = "StrictBoolish"
     error_type = ERROR_TYPE
+    string_pattern = TRUE_OR_FALSE
     coerce_to = "bool"
 
     @classmethod

@@ -111,6 +111,7 @@ class _LenientDecimal(LenientScalar):
     json_type = "number"
     alias_name = "LenientDecimal"
     error_type = ERROR_TYPE
+    string_pattern = JSON_NUMBER
     # No normalizer coercion: its result must stay JSON (the proxy forwards it), and no JSON number
     # Python writes holds a decimal exactly; the string form is the exact one.
     coerce_to = None

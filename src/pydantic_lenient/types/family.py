@@ -73,6 +73,9 @@ class LenientScalar(LenientMarker):
     """The public name of the marker with no bounds (``"LenientInt"``)."""
     error_type: ClassVar[str]
     """The one error type a value of none of its forms gets (``"lenient_int"``)."""
+    string_pattern: ClassVar[str]
+    """The pattern of its string form with no bounds, one of `forms.SCALAR_STRING_FORMS` (which the
+    style stage reads without loading the markers)."""
     coerce_to: ClassVar[str | None]
     """The normalizer's ``type_coerce`` target for a plain field of ``python_type`` (None: no rule)."""
     bound_names: ClassVar[tuple[str, ...]] = ()

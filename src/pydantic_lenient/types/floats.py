@@ -73,6 +73,7 @@ class _LenientFloat(LenientScalar):
     json_type = "number"
     alias_name = "LenientFloat"
     error_type = ERROR_TYPE
+    string_pattern = JSON_NUMBER
     coerce_to = "float"
     bound_names = tuple(_BOUND_KEYWORDS)
 

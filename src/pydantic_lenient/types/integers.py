@@ -106,6 +106,7 @@ class _LenientInt(LenientScalar):
     json_type = "integer"
     alias_name = "LenientInt"
     error_type = ERROR_TYPE
+    string_pattern = SIGNED_DIGITS
     coerce_to = "int"
     bound_names = ("ge", "le", "multiple_of")
 
