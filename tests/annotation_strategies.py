@@ -20,13 +20,14 @@ MODULE_HEADER = """\
 import dataclasses
 import enum
 from datetime import date
+from decimal import Decimal
 from typing import Annotated, Literal, Optional, Union
 
 import annotated_types
 from pydantic import BaseModel, Field, confloat, conint, constr
 from typing_extensions import TypedDict
 
-from pydantic_lenient import LenientFloat, LenientInt, StrictBoolish
+from pydantic_lenient import LenientDecimal, LenientFloat, LenientInt, StrictBoolish
 """
 
 
@@ -119,6 +120,34 @@ def _number(draw: st.DrawFn, kind: str) -> Annotation:
     return Annotation(source, values, hand_written=hand, bare=kind, hand_bare=lenient, constraints=keywords)
 
 
+_DECIMAL_VALUES = st.sampled_from(
+    [0, 1, -1, 7, 99, 100, 101, 1.5, "1.5", "0.10", "-0", "100", "99.9999999999999999999"]
+)
+_DECIMAL_VALUES |= st.sampled_from([" 1", "+1", "1_0", "1e2", "NaN", "Infinity", "\u0663", True, None, "null", "", []])
+
+
+@st.composite
+def _decimal(draw: st.DrawFn) -> Annotation:
+    """``Decimal``, bare or with exact bounds, written with ``Field`` or annotated-types."""
+    pairs = draw(st.sampled_from([[], [("ge", 0), ("lt", 100)], [("gt", -1)], [("le", 100)], [("multiple_of", 1)]]))
+    if not pairs:
+        return Annotation("Decimal", _DECIMAL_VALUES, hand_written="LenientDecimal")
+    keywords = _keywords(pairs)
+    markers = {"ge": "Ge", "gt": "Gt", "le": "Le", "lt": "Lt", "multiple_of": "MultipleOf"}
+    source = draw(
+        st.sampled_from(
+            [
+                f"Annotated[Decimal, Field({keywords})]",
+                "Annotated[Decimal, " + ", ".join(f"annotated_types.{markers[n]}({v!r})" for n, v in pairs) + "]",
+            ]
+        )
+    )
+    hand = f"Annotated[LenientDecimal, Field({keywords})]"
+    return Annotation(
+        source, _DECIMAL_VALUES, hand_written=hand, bare="Decimal", hand_bare="LenientDecimal", constraints=keywords
+    )
+
+
 @st.composite
 def _string(draw: st.DrawFn) -> Annotation:
     pairs: list[tuple[str, Any]] = []
@@ -153,10 +182,14 @@ _STR_LITERAL_VALUES = st.sampled_from(["a", "b", "c", "A", 1, None, "null", '"a"
 @st.composite
 def _leaf(draw: st.DrawFn, counter: itertools.count[int]) -> Annotation:
     kind = draw(
-        st.sampled_from(["int", "int", "float", "bool", "str", "int_literal", "str_literal", "enum", "int_enum"])
+        st.sampled_from(
+            ["int", "int", "float", "decimal", "bool", "str", "int_literal", "str_literal", "enum", "int_enum"]
+        )
     )
     if kind in ("int", "float"):
         return draw(_number(kind))
+    if kind == "decimal":
+        return draw(_decimal())
     if kind == "str":
         return draw(_string())
     if kind == "bool":

@@ -11,6 +11,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Optional
 
 import annotated_types
@@ -40,6 +41,7 @@ SCALAR_TYPES: dict[str, tuple[Any, str]] = {
     "LenientI32": (pl.LenientI32, "integer"),
     "LenientI64": (pl.LenientI64, "integer"),
     "LenientFloat": (pl.LenientFloat, "number"),
+    "LenientDecimal": (pl.LenientDecimal, "number"),
     "StrictBoolish": (pl.StrictBoolish, "boolean"),
     # Bounds added outside the marker, whose advertised patterns are tightened (README, "Bounds compose").
     "LenientInt[1..500]": (Annotated[pl.LenientInt, Field(ge=1, le=500)], "integer"),
@@ -48,6 +50,8 @@ SCALAR_TYPES: dict[str, tuple[Any, str]] = {
     "LenientUInt[>=1]": (Annotated[pl.LenientUInt, Field(ge=1)], "integer"),
     "LenientU8[<=100]": (Annotated[pl.LenientU8, Field(le=100)], "integer"),
     "LenientFloat(0..1]": (Annotated[pl.LenientFloat, Field(gt=0, le=1)], "number"),
+    "LenientDecimal[0..100)": (Annotated[pl.LenientDecimal, Field(ge=0, lt=Decimal("100"))], "number"),
+    "Lenient[Decimal(0.1..2.5]]": (pl.Lenient[Annotated[Decimal, Field(gt=Decimal("0.1"), le=2.5)]], "number"),
 }
 
 # Hostile and ordinary values every scalar type is checked with, against hosts and over transports.
@@ -247,7 +251,16 @@ def is_listed_exception(value: Any, verdict: Verdict) -> bool:
         return len(value) > MAX_DIGIT_STRING_LENGTH
     if error_type == "lenient_float":  # JSON number text whose value overflows a double
         return re.fullmatch(JSON_NUMBER, value) is not None and math.isinf(float(value))
+    if error_type == "lenient_decimal":  # JSON number text whose exponent a Decimal cannot hold
+        return re.fullmatch(JSON_NUMBER, value) is not None and not _decimal_holds(value)
     return False
+
+
+def _decimal_holds(text: str) -> bool:
+    try:
+        return Decimal(text).is_finite()
+    except InvalidOperation:
+        return False
 
 
 def agrees(host_accepts: bool, value: Any, verdict: Verdict) -> bool:

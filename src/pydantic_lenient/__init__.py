@@ -26,6 +26,7 @@ if typing.TYPE_CHECKING:
     from .schema.styles import STYLES, Style, apply_style
     from .schema.targets import TARGETS, Target, TargetSchema, input_schema, target_schema, to_target
     from .types.booleans import StrictBoolish
+    from .types.decimals import LenientDecimal
     from .types.exact_leaves import DigitText, ExactNumber, FromText
     from .types.floats import LenientFloat
     from .types.integers import (
@@ -75,6 +76,7 @@ __all__ = (
     "JsonTextOf",
     "KeptAsIs",
     "Lenient",
+    "LenientDecimal",
     "LenientFloat",
     "LenientForm",
     "LenientI8",
@@ -147,6 +149,7 @@ _MODULE_OF: dict[str, str] = {
     "DigitText": "types.exact_leaves",
     "ExactNumber": "types.exact_leaves",
     "FromText": "types.exact_leaves",
+    "LenientDecimal": "types.decimals",
     "LenientFloat": "types.floats",
     "LenientI8": "types.integers",
     "LenientI16": "types.integers",

@@ -6,6 +6,7 @@ import pkgutil
 import re
 import subprocess
 import sys
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -152,8 +153,8 @@ def test_lenient_aliases_are_annotated_builtins() -> None:
     """Type checkers see the builtin: each alias is Annotated over int, float, bool, T or str."""
     scalars = [name for name in pydantic_lenient.__all__ if name.startswith(("LenientI", "LenientU", "LenientP"))]
     assert len(scalars) == 11
-    for name in [*scalars, "LenientFloat", "StrictBoolish"]:
-        assert getattr(pydantic_lenient, name).__origin__ in (int, float, bool), name
+    for name in [*scalars, "LenientFloat", "StrictBoolish", "LenientDecimal"]:
+        assert getattr(pydantic_lenient, name).__origin__ in (int, float, bool, Decimal), name
     lenient_json: Any = pydantic_lenient.LenientJson  # a class at run time, an alias for type checkers
     json_text: Any = pydantic_lenient.JsonText
     assert lenient_json[list[int]].__origin__ == list[int]

@@ -19,6 +19,7 @@ from typing_extensions import NotRequired, TypedDict, assert_type
 
 from pydantic_lenient import (
     JsonText,
+    LenientDecimal,
     LenientFloat,
     LenientI8,
     LenientInt,
@@ -117,6 +118,9 @@ def test_the_mapping_gives_the_hand_written_type(annotation: Any, expected: Any)
 def test_named_aliases_are_the_very_same_objects() -> None:
     assert lenient_annotation(int) is LenientInt
     assert lenient_annotation(conint(ge=0)) is LenientUInt
+    assert lenient_annotation(bool) is StrictBoolish
+    assert lenient_annotation(float) is LenientFloat
+    assert lenient_annotation(Decimal) is LenientDecimal  # a Decimal is no longer kept as it is (issue 32)
 
 
 UNCHANGED = [
@@ -124,7 +128,6 @@ UNCHANGED = [
     bytes,
     Literal["a", "b"],
     Color,
-    Decimal,
     Any,
     Optional[str],
     JsonText,

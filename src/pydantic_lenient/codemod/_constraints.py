@@ -25,12 +25,8 @@ from pydantic.fields import FieldInfo
 
 from pydantic_lenient.schema.catalog import model_from_function
 from pydantic_lenient.types.annotations import split_annotated, with_metadata
-from pydantic_lenient.types.booleans import _StrictBoolish
-from pydantic_lenient.types.floats import _LenientFloat
-from pydantic_lenient.types.integers import _LenientInt
-from pydantic_lenient.types.json_values import AcceptJsonText, JsonTextOf
+from pydantic_lenient.types.family import LenientMarker
 from pydantic_lenient.types.mapping import lenient_annotation
-from pydantic_lenient.types.null_text import NullText
 
 from ._writer import AnnotationWriter, is_lenient_as_written
 
@@ -270,9 +266,6 @@ def _is_plain_constraint(marker: Any) -> bool:
     )
 
 
-_LENIENT_METADATA = (_LenientInt, _LenientFloat, _StrictBoolish, NullText, AcceptJsonText, JsonTextOf)
-
-
 def _transforms_values(hint: Any) -> bool:
     """Whether ``hint`` holds, at any depth, metadata other than constraints and lenient markers (a
     validator): pydantic checks a default's constraints after it, and the mapping would fold them
@@ -280,9 +273,14 @@ def _transforms_values(hint: Any) -> bool:
     base, metadata = split_annotated(hint)
     for marker in metadata:
         parts = marker.metadata if isinstance(marker, FieldInfo) else [marker]
-        if not all(_is_plain_constraint(part) or isinstance(part, _LENIENT_METADATA) for part in parts):
+        if not all(_is_plain_constraint(part) or _keeps_meaning(part) for part in parts):
             return True
     return any(_transforms_values(argument) for argument in typing.get_args(base))
+
+
+def _keeps_meaning(marker: Any) -> bool:
+    """A lenient marker that takes more forms of the same value (not one that changes it)."""
+    return isinstance(marker, LenientMarker) and marker.keeps_meaning
 
 
 def _without(call: cst.Call, removed: list[cst.Arg]) -> cst.Call:

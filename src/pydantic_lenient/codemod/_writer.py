@@ -19,9 +19,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
 from pydantic_lenient.types.annotations import UNION_TYPES, split_annotated, with_metadata
-from pydantic_lenient.types.booleans import _StrictBoolish
-from pydantic_lenient.types.floats import _LenientFloat
-from pydantic_lenient.types.integers import _LenientInt
+from pydantic_lenient.types.family import LenientScalar
 from pydantic_lenient.types.json_values import AcceptJsonText
 from pydantic_lenient.types.lenient_classes import ORIGINALS
 from pydantic_lenient.types.null_text import NullText
@@ -63,7 +61,7 @@ class AnnotationWriter:
             if not new_metadata[:-1] and new_base in ORIGINALS and new_base is not base:
                 return self.subscript("Lenient", node)
             return self.subscript("LenientJson", self._rewrite(node, hint, inner))
-        if new_metadata and isinstance(new_metadata[0], (_LenientInt, _LenientFloat, _StrictBoolish)):
+        if new_metadata and isinstance(new_metadata[0], LenientScalar):
             alias = ALIAS_NAMES.get(new_metadata[0])
             if alias is not None and new_metadata[1:] == metadata:
                 if not metadata:
@@ -194,10 +192,10 @@ def _only_lenient_says(metadata: tuple[Any, ...], new_metadata: tuple[Any, ...])
     into a new marker (after a hand-written ``LenientInt`` pydantic checks them in Python, ~2x slower)."""
     if any(isinstance(marker, NullText) for marker in new_metadata) and NullText() not in metadata:
         return True
-    if any(isinstance(marker, (_LenientInt, _LenientFloat)) for marker in metadata):
+    if any(_holds_bounds(marker) for marker in metadata):
         return False  # a marker written by hand is kept as written
-    return (
-        bool(new_metadata)
-        and isinstance(new_metadata[0], (_LenientInt, _LenientFloat))
-        and (new_metadata[0] not in ALIAS_NAMES)
-    )
+    return bool(new_metadata) and _holds_bounds(new_metadata[0]) and (new_metadata[0] not in ALIAS_NAMES)
+
+
+def _holds_bounds(marker: Any) -> bool:
+    return isinstance(marker, LenientScalar) and bool(marker.bound_names)

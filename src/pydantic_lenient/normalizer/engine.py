@@ -363,7 +363,8 @@ def rules_from_model(model: type[BaseModel], tool: str) -> list[Rule]:
 
     * A field whose ``validation_alias`` is an ``AliasChoices`` gets a ``param_alias`` rule from each
       other name to the first one, so the model can advertise one name and still take the others.
-    * A ``bool``, ``int`` or ``float`` field that is not lenient gets a ``type_coerce`` rule.
+    * A plain scalar field that is not lenient gets the ``type_coerce`` rule its lenient marker names
+      (``bool``, ``int``, ``float``; none for ``Decimal``, whose exact value no JSON number holds).
 
 
     >>> from pydantic import AliasChoices, BaseModel, Field
@@ -376,7 +377,7 @@ def rules_from_model(model: type[BaseModel], tool: str) -> list[Rule]:
     """
     from pydantic import AliasChoices
 
-    from pydantic_lenient.types.annotations import is_lenient, lenient_scalar, split_annotated
+    from pydantic_lenient.types.annotations import is_lenient, lenient_scalar_class, split_annotated
 
     rules: list[Rule] = []
     for name, info in model.model_fields.items():
@@ -391,8 +392,8 @@ def rules_from_model(model: type[BaseModel], tool: str) -> list[Rule]:
         metadata = tuple(info.metadata) + metadata
         if is_lenient(metadata):
             continue
-        kind = lenient_scalar(base, metadata)
-        coerce_to = {"StrictBoolish": "bool", "LenientFloat": "float"}.get(kind or "", "int" if kind else None)
+        marker_class = lenient_scalar_class(base)
+        coerce_to = None if marker_class is None else marker_class.coerce_to
         if coerce_to is not None:
             key = info.alias or name
             rules.append(Rule(f"{tool}.{name}.coerce", (tool,), "type_coerce", from_=key, coerce_to=coerce_to))

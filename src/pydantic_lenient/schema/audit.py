@@ -31,6 +31,7 @@ from pydantic_lenient.types.annotations import (
     with_metadata,
 )
 from pydantic_lenient.types.constraints import split_constraints
+from pydantic_lenient.types.family import scalar_marker_class
 from pydantic_lenient.types.json_values import AcceptJsonText
 from pydantic_lenient.types.mapping import lenient_form
 from pydantic_lenient.types.rendering import render_annotation
@@ -277,7 +278,7 @@ def _audit(
 
 def _is_strict_scalar(member: Any) -> bool:
     member_base, member_metadata = split_annotated(member)
-    return member_base in (int, float, bool) and not is_lenient(member_metadata)
+    return scalar_marker_class(member_base) is not None and not is_lenient(member_metadata)
 
 
 def _audit_structure(annotation: Any, path: str, seen: set[type]) -> Iterator[Finding]:

@@ -36,11 +36,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from pydantic_lenient.types.boolean_text import TRUE_OR_FALSE
 from pydantic_lenient.types.bounds import BOUND_KEYWORDS, PYDANTIC_BOUND_KEYWORDS, integer_range
 from pydantic_lenient.types.forms import (
-    ADVERTISED_DIGIT_PATTERNS,
-    JSON_NUMBER,
+    SCALAR_STRING_FORMS,
     advertised_digit_patterns,
     narrowed_digit_pattern,
     pattern_with_null,
@@ -196,11 +194,7 @@ def _type_array_to_any_of(schema: Schema) -> Schema:
 
 # The string forms the lenient scalars add, by pattern, with the canonical type they stand for;
 # also each widened to take "null" (a nullable field made lenient by the mapping).
-_STRING_FORM_TYPES: dict[str, str] = {
-    **dict.fromkeys(ADVERTISED_DIGIT_PATTERNS, "integer"),
-    JSON_NUMBER: "number",
-    TRUE_OR_FALSE: "boolean",
-}
+_STRING_FORM_TYPES: dict[str, str] = dict(SCALAR_STRING_FORMS)
 _STRING_FORM_TYPES.update({pattern_with_null(pattern): kind for pattern, kind in _STRING_FORM_TYPES.items()})
 _JSON_TEXT_MEDIA_TYPE = "application/json"
 
@@ -245,13 +239,15 @@ def _standard_keywords(schema: Schema) -> Schema:
     if not isinstance(members, list) or len(members) != 2 or not all(isinstance(m, dict) for m in members):
         return schema
     canonical, alternative = members
-    bounds = {PYDANTIC_BOUND_KEYWORDS[key]: value for key, value in schema.items() if key in PYDANTIC_BOUND_KEYWORDS}
+    # A bound written as text (pydantic writes a Decimal so) is no JSON Schema number: left as it is.
+    lifted = {key for key, value in schema.items() if key in PYDANTIC_BOUND_KEYWORDS and _is_number(value)}
+    bounds = {PYDANTIC_BOUND_KEYWORDS[key]: schema[key] for key in lifted}
     lengths = {key: value for key, value in schema.items() if key in _LENGTH_KEYWORDS}
     if bounds and canonical.get("type") in ("integer", "number") and alternative.get("type") == "string":
         canonical = {**canonical, **bounds}
         if canonical["type"] == "integer":
             canonical, alternative = _inclusive_integer_bounds(canonical, alternative)
-        rest = {key: value for key, value in schema.items() if key not in PYDANTIC_BOUND_KEYWORDS}
+        rest = {key: value for key, value in schema.items() if key not in lifted}
         return {**rest, "anyOf": [canonical, alternative]}
     if lengths and alternative.get("contentMediaType") == _JSON_TEXT_MEDIA_TYPE and "contentSchema" in alternative:
         content = alternative["contentSchema"]
@@ -260,6 +256,10 @@ def _standard_keywords(schema: Schema) -> Schema:
             rest = {key: value for key, value in schema.items() if key not in _LENGTH_KEYWORDS}
             return {**rest, "anyOf": [{**canonical, **lengths}, text_form]}
     return schema
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _inclusive_integer_bounds(canonical: Schema, string_form: Schema) -> tuple[Schema, Schema]:

@@ -11,13 +11,9 @@ import typing
 from collections.abc import Callable
 from typing import Annotated, Any
 
-import annotated_types
 from pydantic import BaseModel
 
-from .booleans import _StrictBoolish
-from .floats import _LenientFloat
-from .integers import _LenientInt
-from .json_values import JsonTextOf
+from .family import LenientMarker, LenientScalar, scalar_marker_class_of_subclass
 
 __all__ = (
     "ARRAYS",
@@ -27,11 +23,11 @@ __all__ = (
     "is_structured",
     "is_typeddict",
     "lenient_scalar",
+    "lenient_scalar_class",
     "split_annotated",
     "with_metadata",
 )
 
-_LENIENT_MARKERS = (_LenientInt, _LenientFloat, _StrictBoolish, JsonTextOf)
 _ANNOTATED: Any = Annotated  # subscripted with run-time values below
 UNION_TYPES = (typing.Union, types.UnionType)
 
@@ -52,32 +48,21 @@ def with_metadata(base: Any, metadata: tuple[Any, ...]) -> Any:
 
 
 def is_lenient(metadata: tuple[Any, ...]) -> bool:
-    return any(isinstance(marker, _LENIENT_MARKERS) for marker in metadata)
+    return any(isinstance(marker, LenientMarker) and marker.makes_lenient for marker in metadata)
+
+
+def lenient_scalar_class(base: Any) -> type[LenientScalar] | None:
+    """The lenient marker class for a plain scalar type or its subclass (``bool``, ``int``, ``float``,
+    ``Decimal``...), or None (an enum, anything else)."""
+    if not isinstance(base, type) or issubclass(base, enum.Enum):
+        return None
+    return scalar_marker_class_of_subclass(base)
 
 
 def lenient_scalar(base: Any, metadata: tuple[Any, ...]) -> str | None:
-    """The lenient type for a strict int, float or bool, or None if ``base`` is none of those."""
-    if not isinstance(base, type) or issubclass(base, enum.Enum):
-        return None
-    if issubclass(base, bool):
-        return "StrictBoolish"
-    if issubclass(base, int):
-        lower = _lower_bound(metadata)
-        if lower is not None and lower >= 1:
-            return "LenientPositiveInt"
-        return "LenientUInt" if lower is not None and lower >= 0 else "LenientInt"
-    if issubclass(base, float):
-        return "LenientFloat"
-    return None
-
-
-def _lower_bound(metadata: tuple[Any, ...]) -> float | None:
-    for marker in metadata:
-        if isinstance(marker, annotated_types.Ge):
-            return float(marker.ge)  # type: ignore[arg-type]
-        if isinstance(marker, annotated_types.Gt):
-            return float(marker.gt) + 1  # type: ignore[arg-type]
-    return None
+    """The name of the lenient type for a strict scalar (``"LenientInt"``...), or None if ``base`` is none."""
+    marker_class = lenient_scalar_class(base)
+    return None if marker_class is None else marker_class.suggested_name(metadata)
 
 
 ARRAYS = frozenset({list, set, frozenset, tuple})

@@ -10,6 +10,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from .boolean_text import BOOLEAN_WORDS, TRUE_OR_FALSE
+from .family import LenientScalar
 from .scalar import exact_conversion, lenient_scalar_schema, read_inner, render_scalar, user_bounds, with_inner
 
 __all__ = ("StrictBoolish",)
@@ -32,8 +33,20 @@ _TRUE_OR_FALSE_TEXT = core_schema.chain_schema(
 
 
 @dataclass(frozen=True, slots=True)
-class _StrictBoolish:
+class _StrictBoolish(LenientScalar):
     """Marker for a bool that may also arrive as the string 'true' or 'false'."""
+
+    python_type = bool
+    json_type = "boolean"
+    alias_name = "StrictBoolish"
+    error_type = ERROR_TYPE
+    string_pattern = TRUE_OR_FALSE
+    coerce_to = "bool"
+
+    @classmethod
+    def exact_form(cls, bounds: CoreSchema | None) -> CoreSchema:
+        exact = core_schema.bool_schema(strict=True)
+        return exact if bounds is None else core_schema.chain_schema([exact, bounds])
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         own = lenient_scalar_schema(

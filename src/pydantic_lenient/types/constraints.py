@@ -14,13 +14,10 @@ from pydantic.fields import FieldInfo
 
 from .annotations import with_metadata
 from .bounds import PYDANTIC_BOUND_KEYWORDS
-from .floats import LenientFloat, _LenientFloat
-from .integers import LenientInt, _LenientInt
+from .family import LenientScalar, scalar_marker_class
 
 __all__ = (
     "SplitConstraints",
-    "float_marker",
-    "int_marker",
     "is_strict",
     "split_constraints",
     "with_bounds_in_marker",
@@ -90,39 +87,22 @@ def _bound_pairs(numeric: tuple[Any, ...]) -> list[tuple[str, Any]]:
     ]
 
 
-def int_marker(numeric: tuple[Any, ...], base: _LenientInt | None = None) -> _LenientInt | None:
-    """One `_LenientInt` checking ``base``'s bounds and ``numeric``'s, as inclusive integer bounds;
-    None when a bound is not a finite number (a ``Decimal``), a ``multiple_of`` not an int, or the
-    bounds admit no integer (pydantic then keeps checking them itself)."""
-    marker, whole = (base or _LenientInt()).tightened(_bound_pairs(numeric))
-    return marker if whole else None
-
-
-def float_marker(numeric: tuple[Any, ...]) -> _LenientFloat | None:
-    """One `_LenientFloat` checking ``numeric``'s bounds; None for a bound that is not a finite number,
-    or two different steps."""
-    marker, whole = _LenientFloat().tightened(_bound_pairs(numeric))
-    return marker if whole else None
-
-
 def with_bounds_in_marker(annotation: Any, base: Any, metadata: tuple[Any, ...]) -> Any:
-    """``annotation`` (a lenient int or float) with the numeric bounds written after its marker moved
-    into it: checked natively rather than by pydantic's Python after-validators, and advertised by
-    the marker as standard JSON Schema on the branches they apply to."""
+    """``annotation`` (a lenient scalar, or a plain one the mapping makes lenient) with the numeric
+    bounds written after its marker moved into it: checked natively rather than by pydantic's Python
+    after-validators, and advertised by the marker as standard JSON Schema on the branches they
+    apply to. A bound the marker cannot hold (not a finite number, a second float step, any bound on
+    a boolean) stays where it is, for pydantic to check after the marker."""
+    marker_class = scalar_marker_class(base)
     split = split_constraints(metadata)
-    markers = [marker for marker in split.rest if isinstance(marker, (_LenientInt, _LenientFloat))]
-    others = tuple(marker for marker in split.rest if not isinstance(marker, (_LenientInt, _LenientFloat)))
-    if len(markers) > 1 or (not markers and base not in (int, float)) or isinstance(base, bool):
+    markers = [marker for marker in split.rest if isinstance(marker, LenientScalar)]
+    others = tuple(marker for marker in split.rest if not isinstance(marker, LenientScalar))
+    if marker_class is None or len(markers) > 1 or any(type(marker) is not marker_class for marker in markers):
         return annotation
     own = markers[0] if markers else None
-    if base is int and (own is None or isinstance(own, _LenientInt)):
-        marker: Any = int_marker(split.numeric, own)
-    elif base is float and (own is None or own == _LenientFloat()):
-        marker = float_marker(split.numeric)
-    else:
-        return annotation
-    if marker is None:  # a bound the marker cannot hold: pydantic keeps checking it after the marker
-        return with_metadata(LenientInt if base is int else LenientFloat, metadata) if own is None else annotation
+    marker, whole = (own or marker_class()).tightened(_bound_pairs(split.numeric))
+    if not whole:  # pydantic keeps checking the bounds after the marker
+        return with_metadata(base, (marker_class(), *metadata)) if own is None else annotation
     if not split.numeric and own is not None:
         return annotation
     return with_metadata(base, (marker, *split.lengths, *others))

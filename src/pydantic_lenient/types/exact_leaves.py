@@ -18,7 +18,6 @@ import enum
 import typing
 import uuid
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, Literal
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
@@ -26,9 +25,10 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from .annotations import split_annotated
+from .family import LenientMarker, scalar_marker_class
 from .forms import ANNOTATION_KEYWORDS
-from .integers import _INTEGRAL_FLOAT, LenientInt, _integral_decimal_to_int
-from .scalar import lenient_scalar_schema, python_function, render_scalar
+from .integers import LenientInt
+from .scalar import render_scalar
 
 __all__ = ("DigitText", "ExactNumber", "FromText", "exact_leaf", "integer_choices")
 
@@ -66,7 +66,7 @@ def _digit_alternative(value: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class DigitText:
+class DigitText(LenientMarker):
     """Marker for an integer ``Literal`` or ``IntEnum`` that also takes its members' digit strings.
 
     >>> from typing import Annotated, Literal
@@ -82,6 +82,8 @@ class DigitText:
       ...
     pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
     """
+
+    strings_as_text = False  # its strings are its members' digits
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         base, _ = split_annotated(source)
@@ -123,7 +125,7 @@ def _choices_of(schema: CoreSchema) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class ExactNumber:
+class ExactNumber(LenientMarker):
     """Marker for an ``int``, ``float`` or ``bool`` kept as it is beside ``str`` in a union: only its
     own JSON type, so ``true`` is never 1 and 1 never ``true`` (its strings go to ``str``).
 
@@ -139,40 +141,19 @@ class ExactNumber:
     (7, '7')
     """
 
+    strings_as_text = False  # its strings go to the union's ``str``
+
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         base, _ = split_annotated(source)
         # pydantic's own schema of the source, with what was written before this marker (bounds, a
         # validator): checked after the exact form, so nothing is lost (and skipped when it is plain).
         own = handler(source)
         bounds = None if _is_plain(own) else own
-        if base is bool:
-            exact = core_schema.bool_schema(strict=True)
-            return exact if bounds is None else core_schema.chain_schema([exact, bounds])
-        if base is int:
-            forms = {
-                int: core_schema.int_schema(),
-                float: _INTEGRAL_FLOAT,
-                Decimal: python_function(_integral_decimal_to_int),
-            }
-            return lenient_scalar_schema(
-                forms=forms,
-                error_type="exact_int",
-                message="Input should be an integer",
-                serialization="int",
-                bounds=bounds,
-            )
-        if base is float:
-            # An int is read as one first: pydantic-core 2.33 takes no JSON integer beyond 64 bits as a float.
-            as_float = core_schema.chain_schema([core_schema.int_schema(strict=True), core_schema.float_schema()])
-            forms = {int: as_float, float: core_schema.float_schema()}
-            return lenient_scalar_schema(
-                forms=forms,
-                error_type="exact_float",
-                message="Input should be a number",
-                serialization="float",
-                bounds=bounds,
-            )
-        raise TypeError(f"ExactNumber() needs int, float or bool, not {source!r}")
+        marker_class = scalar_marker_class(base)
+        if marker_class is not None:
+            exact: CoreSchema = marker_class.exact_form(bounds)
+            return exact
+        raise TypeError(f"ExactNumber() needs a plain number or boolean type (int, float, bool...), not {source!r}")
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
         if schema["type"] == "bool":
@@ -183,12 +164,13 @@ class ExactNumber:
 
 
 def _is_plain(schema: CoreSchema) -> bool:
-    """Whether ``schema`` is a bare ``int``, ``float`` or ``bool`` schema (a description aside)."""
-    return schema["type"] in ("int", "float", "bool") and set(schema) <= {"type", "metadata"}
+    """Whether ``schema`` is a bare scalar schema (``int``, ``decimal``...), a description aside: no
+    constraint to check after the exact form."""
+    return set(schema) <= {"type", "metadata"}
 
 
 @dataclass(frozen=True, slots=True)
-class FromText:
+class FromText(LenientMarker):
     """Marker for a date, time, duration or UUID: only its string form (or, from Python, an
     instance), as its schema (``"type": "string"``) says; never a Unix time or a number of seconds.
 

@@ -12,8 +12,10 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from .bounds import PYDANTIC_BOUND_KEYWORDS, is_finite_number
+from .family import LenientScalar
 from .forms import JSON_NUMBER
 from .scalar import (
+    allows_inf_nan,
     effective_marker,
     exact_conversion,
     lenient_scalar_schema,
@@ -53,12 +55,20 @@ _LOWER = frozenset({"ge", "gt"})
 
 
 @dataclass(frozen=True, slots=True)
-class _LenientFloat:
+class _LenientFloat(LenientScalar):
     """Marker for a finite float that may also arrive as the text of a JSON number.
 
     Bounds given here are checked natively after the value is read (the mapping puts
     ``Field(ge=...)`` here); the string form is not narrowed by them (README, exception 1).
     """
+
+    python_type = float
+    json_type = "number"
+    alias_name = "LenientFloat"
+    error_type = ERROR_TYPE
+    string_pattern = JSON_NUMBER
+    coerce_to = "float"
+    bound_names = tuple(PYDANTIC_BOUND_KEYWORDS)
 
     ge: float | None = None
     gt: float | None = None
@@ -96,6 +106,24 @@ class _LenientFloat:
             else:
                 held[name] = value
         return _LenientFloat(**held), whole
+
+    @classmethod
+    def kept_reason(cls, metadata: tuple[Any, ...]) -> str | None:
+        if allows_inf_nan(metadata):
+            return "it allows NaN and Infinity, which LenientFloat refuses"
+        return None
+
+    @classmethod
+    def exact_form(cls, bounds: CoreSchema | None) -> CoreSchema:
+        # An int is read as one first: pydantic-core 2.33 takes no JSON integer beyond 64 bits as a float.
+        as_float = core_schema.chain_schema([core_schema.int_schema(strict=True), core_schema.float_schema()])
+        return lenient_scalar_schema(
+            forms={int: as_float, float: core_schema.float_schema()},
+            error_type="exact_float",
+            message="Input should be a number",
+            serialization="float",
+            bounds=bounds,
+        )
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         # The bounds written before this marker (a `Field(...)` default's) move into it, as they do

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .boolean_text import TRUE_OR_FALSE
 from .digit_ranges import DigitForm, exact_digit_pattern
 
 __all__ = (
@@ -21,6 +22,7 @@ __all__ = (
     "NONNEGATIVE_OF_SIGNED",
     "NULL_TEXT",
     "POSITIVE_DIGITS",
+    "SCALAR_STRING_FORMS",
     "SIGNED_DIGITS",
     "UNSIGNED_DIGITS",
     "advertised_digit_patterns",
@@ -58,6 +60,15 @@ ADVERTISED_DIGIT_PATTERNS = (
     NONNEGATIVE_OF_SIGNED,
 )
 """Every string pattern an integer type may advertise (the style stage recognises them)."""
+
+SCALAR_STRING_FORMS: Mapping[str, str] = {
+    **dict.fromkeys(ADVERTISED_DIGIT_PATTERNS, "integer"),
+    JSON_NUMBER: "number",  # LenientFloat's and LenientDecimal's
+    TRUE_OR_FALSE: "boolean",
+}
+"""Every string form a lenient scalar advertises as its base pattern, with the canonical JSON type it
+stands for (the style stage recognises a lenient scalar by it). A scalar with a new string form adds
+its pattern here (an integer's pattern narrowed to its bounds is recognised from the bounds)."""
 
 _FORMS = {
     SIGNED_DIGITS: DigitForm(signed=True),

@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Any
 
+import annotated_types
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from .bounds import PYDANTIC_BOUND_KEYWORDS, integer_range
+from .family import LenientScalar
 from .forms import (
     MAX_DIGIT_STRING_LENGTH,
     NONNEGATIVE_OF_SIGNED,
@@ -92,13 +94,21 @@ _INTEGRAL_FLOAT = core_schema.no_info_after_validator_function(
 
 
 @dataclass(frozen=True, slots=True)
-class _LenientInt:
+class _LenientInt(LenientScalar):
     """Marker for an integer that may also arrive as a string of ASCII digits.
 
     The string form follows from the lower bound: a sign is allowed only where negative values are.
     Leading zeros are allowed everywhere (``"007"`` is 7); a bound refuses the value, never its
     spelling (``"0"`` for a type starting at 1 is a range error, as ``0`` is).
     """
+
+    python_type = int
+    json_type = "integer"
+    alias_name = "LenientInt"
+    error_type = ERROR_TYPE
+    string_pattern = SIGNED_DIGITS
+    coerce_to = "int"
+    bound_names = ("ge", "le", "multiple_of")
 
     ge: int | None = None
     le: int | None = None
@@ -139,6 +149,27 @@ class _LenientInt:
         if lower is not None and upper is not None and lower > upper:
             return self, False
         return _LenientInt(ge=lower, le=upper, multiple_of=step), whole
+
+    @classmethod
+    def suggested_name(cls, metadata: tuple[Any, ...]) -> str:
+        lower = _lower_bound(metadata)
+        if lower is not None and lower >= 1:
+            return "LenientPositiveInt"
+        return "LenientUInt" if lower is not None and lower >= 0 else "LenientInt"
+
+    @classmethod
+    def exact_form(cls, bounds: CoreSchema | None) -> CoreSchema:
+        return lenient_scalar_schema(
+            forms={
+                int: core_schema.int_schema(),
+                float: _INTEGRAL_FLOAT,
+                Decimal: python_function(_integral_decimal_to_int),
+            },
+            error_type="exact_int",
+            message="Input should be an integer",
+            serialization="int",
+            bounds=bounds,
+        )
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         # The bounds written before this marker (a `Field(...)` default's) move into it, as they do
@@ -203,6 +234,15 @@ class _LenientInt:
         if lower == 0 and self.pattern == SIGNED_DIGITS:
             return NONNEGATIVE_OF_SIGNED
         return self.pattern
+
+
+def _lower_bound(metadata: tuple[Any, ...]) -> float | None:
+    for marker in metadata:
+        if isinstance(marker, annotated_types.Ge):
+            return float(marker.ge)  # type: ignore[arg-type]
+        if isinstance(marker, annotated_types.Gt):
+            return float(marker.gt) + 1  # type: ignore[arg-type]
+    return None
 
 
 LenientInt = Annotated[int, _LenientInt()]

@@ -15,6 +15,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, TypeAdapter
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema, from_json, to_json
 
+from .family import LenientMarker
 from .forms import split_annotations
 from .json_kinds import json_type
 from .scalar import effective_marker, read_inner, render_scalar, with_inner
@@ -147,7 +148,7 @@ def _kind_of(value: Any) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class AcceptJsonText:
+class AcceptJsonText(LenientMarker):
     """Marker: a structured value may also arrive as its JSON text. ``LenientJson[T]`` uses the defaults.
 
     ``Annotated[list[int], AcceptJsonText(max_length=10_000, max_depth=8)]`` sets the limits.
@@ -167,6 +168,9 @@ class AcceptJsonText:
     points
       JSON text should nest at most 2 levels deep [type=lenient_json, input_value='[[[1]]]', input_type=str]
     """
+
+    strings_as_text = False  # a string is the structure's JSON text, never a value itself
+    keeps_meaning = True
 
     max_length: int = DEFAULT_MAX_LENGTH
     max_depth: int = DEFAULT_MAX_DEPTH
@@ -296,7 +300,7 @@ def _check_min_length(text: str, min_length: int | None) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class JsonTextOf:
+class JsonTextOf(LenientMarker):
     """Marker: a ``str`` of JSON text, which may also arrive as a raw array or object.
 
     A string must be well-formed JSON (of ``content``, when given) and is kept as sent. A raw array
@@ -317,6 +321,10 @@ class JsonTextOf:
     operations
       JSON text should have at most 1000 characters [type=lenient_json, input_value='xxx...xxx', input_type=str]
     """
+
+    makes_lenient = True
+    strings_as_text = True  # the field is text: a string argument is kept as sent
+    keeps_meaning = True
 
     content: Any = None
     max_length: int = DEFAULT_MAX_LENGTH

@@ -1,9 +1,10 @@
 """The lenient form of any annotation, without editing it: `lenient_annotation`, ``Lenient[T]``,
 `lenient_model` and the `lenient_tool` decorator all come from one mapping.
 
-* ``int`` becomes `LenientInt` (`LenientUInt`, `LenientPositiveInt` or a sized form when the
-  bounds are exactly that type's), ``float`` `LenientFloat`, ``bool`` `StrictBoolish`; bounds and
-  other metadata (``Field(...)``, annotated-types, ``conint``) are kept after the marker.
+* A plain scalar becomes the lenient type the family registers for it (`types.family`): ``int``
+  `LenientInt` (`LenientUInt`, `LenientPositiveInt` or a sized form when the bounds are exactly
+  that type's), ``float`` `LenientFloat`, ``bool`` `StrictBoolish`, ``Decimal`` `LenientDecimal`;
+  bounds move into the marker, other metadata (``Field(...)``, annotated-types) is kept after it.
 * Arrays and objects (``list``, ``tuple``, ``set``, ``frozenset``, ``dict``, models, TypedDicts,
   dataclasses) also take their JSON text, and their members are mapped the same way. A model,
   TypedDict or dataclass with a member to change becomes a subclass with lenient fields.
@@ -20,7 +21,6 @@ source text, for suggestions and the codemod.
 
 from __future__ import annotations
 
-import enum
 import functools
 import inspect
 import typing
@@ -28,18 +28,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-import annotated_types
 from pydantic.fields import FieldInfo
 
-from . import integers
-from .annotations import ARRAYS, UNION_TYPES, function_hints, is_structured, split_annotated, with_metadata
-from .booleans import StrictBoolish, _StrictBoolish
-from .bounds import integer_range
+from .annotations import (
+    ARRAYS,
+    UNION_TYPES,
+    function_hints,
+    is_lenient,
+    is_structured,
+    lenient_scalar_class,
+    split_annotated,
+    with_metadata,
+)
 from .constraints import is_strict, split_constraints, with_bounds_in_marker
 from .exact_leaves import ExactNumber, exact_leaf
-from .floats import _LenientFloat
-from .integers import _LenientInt
-from .json_values import AcceptJsonText, JsonTextOf
+from .family import LenientScalar, named_aliases, scalar_marker_class
+from .json_values import AcceptJsonText
 from .lenient_classes import CLASSES_LOCK, LENIENT_CLASSES, ORIGINALS, lenient_class
 from .null_text import NullText, takes_null_text, takes_strings
 from .rendering import render_annotation
@@ -49,17 +53,6 @@ __all__ = ("KeptAsIs", "Lenient", "LenientForm", "lenient_annotation", "lenient_
 _F = TypeVar("_F", bound=Callable[..., Any])
 _M = TypeVar("_M", bound=type)
 _ANNOTATED: Any = Annotated  # subscripted with run-time values below
-_SCALAR_MARKERS = (_LenientInt, _LenientFloat, _StrictBoolish, JsonTextOf)
-_BOUNDS = (annotated_types.Ge, annotated_types.Gt, annotated_types.Le, annotated_types.Lt)
-
-# Integer aliases by their inclusive bounds: a field whose only metadata is exactly these bounds
-# becomes the named type.
-_NAMED_INTEGERS: dict[tuple[int | None, int | None], Any] = {
-    (marker.ge, marker.le): alias
-    for alias in (getattr(integers, name) for name in integers.__all__)
-    if typing.get_origin(alias) is Annotated  # not the module's functions
-    for marker in typing.get_args(alias)[1:2]
-}
 
 
 @dataclass(frozen=True)
@@ -272,10 +265,11 @@ class _Mapper:
     def map(self, annotation: Any, *, text: bool = True) -> Any:
         """The lenient form of ``annotation``. ``text``: arrays and objects also take their JSON text."""
         base, metadata = split_annotated(annotation)
-        if any(isinstance(marker, _SCALAR_MARKERS) for marker in metadata):
+        if is_lenient(metadata):
             return with_bounds_in_marker(annotation, base, metadata)
-        if base is bool or base is float or base is int:
-            return self.scalar(annotation, base, metadata)
+        marker_class = scalar_marker_class(base)
+        if marker_class is not None:
+            return self.scalar(annotation, base, metadata, marker_class)
         origin = typing.get_origin(base)
         if origin in UNION_TYPES:
             return self.union(annotation, base, metadata)
@@ -287,18 +281,17 @@ class _Mapper:
         self.note_strict_lookalike(annotation, base)
         return annotation
 
-    def scalar(self, annotation: Any, base: Any, metadata: tuple[Any, ...]) -> Any:
+    def scalar(self, annotation: Any, base: Any, metadata: tuple[Any, ...], marker_class: type[LenientScalar]) -> Any:
         kept = tuple(marker for marker in metadata if marker is not None and not is_strict(marker))
-        if base is bool:
-            return with_metadata(StrictBoolish, kept)
-        if base is float and any(getattr(marker, "allow_inf_nan", False) for marker in _expand(kept, fields=True)):
-            self.kept.append(KeptAsIs(annotation, "it allows NaN and Infinity, which LenientFloat refuses"))
+        reason = marker_class.kept_reason(kept)
+        if reason is not None:
+            self.kept.append(KeptAsIs(annotation, reason))
             return annotation
-        if all(isinstance(marker, _BOUNDS) for marker in _expand(kept)):
-            bounds = _inclusive_bounds(_expand(kept))
-            if base is int and bounds in _NAMED_INTEGERS:
-                return _NAMED_INTEGERS[bounds]
-        return with_bounds_in_marker(with_metadata(base, kept), base, kept)
+        made = with_bounds_in_marker(with_metadata(base, kept), base, kept)
+        _, made_metadata = split_annotated(made)
+        if len(made_metadata) == 1 and made_metadata[0] in named_aliases():
+            return named_aliases()[made_metadata[0]][1]  # the very public alias (`LenientUInt`)
+        return made
 
     def union(self, annotation: Any, base: Any, metadata: tuple[Any, ...]) -> Any:
         members = typing.get_args(base)
@@ -380,8 +373,9 @@ class _Mapper:
 
     def note_strict_lookalike(self, annotation: Any, base: Any) -> None:
         """Record a number or boolean that the mapping leaves alone, so the audit can say why."""
-        if isinstance(base, type) and issubclass(base, (int, float)) and not _is_enum(base):
-            family = "bool" if issubclass(base, bool) else "int" if issubclass(base, int) else "float"
+        marker_class = lenient_scalar_class(base)
+        if marker_class is not None:
+            family = marker_class.python_type.__name__
             self.kept.append(
                 KeptAsIs(
                     annotation, f"{base.__name__} is a subclass of {family}; a lenient form would give a plain {family}"
@@ -391,39 +385,13 @@ class _Mapper:
             self.kept.append(KeptAsIs(annotation, f"{base.__name__} is a NewType; write its lenient form by hand"))
 
 
-def _expand(metadata: tuple[Any, ...], *, fields: bool = False) -> tuple[Any, ...]:
-    """Metadata with ``Interval`` and other grouped markers spread out (and ``Field(...)``'s with ``fields``)."""
-    expanded: list[Any] = []
-    for marker in metadata:
-        if fields and isinstance(marker, FieldInfo):
-            expanded.extend(marker.metadata)
-        elif isinstance(marker, annotated_types.GroupedMetadata):
-            expanded.extend(part for part in marker if part is not None)
-        elif marker is not None:
-            expanded.append(marker)
-    return tuple(expanded)
-
-
-def _inclusive_bounds(bounds: tuple[Any, ...]) -> tuple[int | None, int | None] | None:
-    names = ("ge", "gt", "le", "lt")
-    pairs = [(name, getattr(bound, name)) for bound in bounds for name in names if hasattr(bound, name)]
-    if not all(isinstance(value, int) and not isinstance(value, bool) for _, value in pairs):
-        return None
-    lower, upper, _ = integer_range(pairs)
-    return lower, upper
-
-
 def _exact_number(member: Any) -> Any:
     """A number or boolean kept beside ``str``, taking only its own JSON type (never ``true`` as 1)."""
     base, metadata = split_annotated(member)
-    if any(isinstance(marker, (*_SCALAR_MARKERS, ExactNumber)) for marker in metadata):
+    if is_lenient(metadata) or any(isinstance(marker, ExactNumber) for marker in metadata):
         return member
     return with_metadata(base, (*metadata, ExactNumber()))
 
 
 def _is_scalar(member: Any) -> bool:
-    return split_annotated(member)[0] in (int, float, bool)
-
-
-def _is_enum(base: type) -> bool:
-    return issubclass(base, enum.Enum)
+    return scalar_marker_class(split_annotated(member)[0]) is not None

@@ -14,17 +14,11 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from .annotations import UNION_TYPES, is_structured, split_annotated
-from .booleans import _StrictBoolish
-from .exact_leaves import DigitText, ExactNumber
-from .floats import _LenientFloat
+from .family import LenientMarker, scalar_marker_class
 from .forms import NULL_TEXT, pattern_with_null
-from .integers import _LenientInt
-from .json_values import AcceptJsonText, JsonTextOf
 from .scalar import with_null_text
 
 __all__ = ("NullText", "takes_null_text", "takes_strings")
-
-_SCALAR_MARKERS = (_LenientInt, _LenientFloat, _StrictBoolish, JsonTextOf, DigitText, ExactNumber)
 
 
 def _null_text_to_none(value: Any) -> Any:
@@ -32,7 +26,7 @@ def _null_text_to_none(value: Any) -> Any:
 
 
 @dataclass(frozen=True, slots=True)
-class NullText:
+class NullText(LenientMarker):
     """Marker for a nullable field none of whose other forms takes the very string ``"null"`` as
     itself: that string (as some hosts send for ``anyOf [integer, null]``) is taken as None, and the
     advertised schema admits it. The mapping adds it to every such ``Optional`` (lenient numbers,
@@ -53,6 +47,8 @@ class NullText:
       ...
     TypeError: NullText() on Optional[str] is refused: ...
     """
+
+    keeps_meaning = True
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         base, _ = split_annotated(source)
@@ -117,11 +113,10 @@ def takes_strings(member: Any) -> bool:
     """Whether a union member may accept a string argument as it is: anything not a number, a
     boolean, None, an array or an object (or already lenient, whose strings are never text)."""
     base, metadata = split_annotated(member)
-    if any(isinstance(marker, JsonTextOf) for marker in metadata):
-        return True
-    if any(isinstance(marker, (*_SCALAR_MARKERS, AcceptJsonText)) for marker in metadata):
-        return False
-    if base in (int, float, bool, type(None)) or is_structured(base):
+    said = {marker.strings_as_text for marker in metadata if isinstance(marker, LenientMarker)}
+    if True in said or False in said:
+        return True in said  # the markers say; text (JSON text kept as text) wins
+    if base is type(None) or scalar_marker_class(base) is not None or is_structured(base):
         return False
     return not (
         typing.get_origin(base) is Literal and not any(isinstance(value, str) for value in typing.get_args(base))

@@ -6,16 +6,13 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Iterator
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import annotated_types
 from pydantic.fields import FieldInfo
 
-from . import integers
 from .annotations import UNION_TYPES, split_annotated, with_metadata
-from .booleans import _StrictBoolish
-from .floats import _LenientFloat
-from .integers import _LenientInt
+from .family import LenientScalar, alias_names
 from .json_values import AcceptJsonText
 from .lenient_classes import ORIGINALS
 from .null_text import NullText
@@ -23,14 +20,7 @@ from .null_text import NullText
 __all__ = ("ALIAS_NAMES", "render_annotation")
 
 # Every scalar alias's name by its marker.
-ALIAS_NAMES: dict[Any, str] = {_LenientFloat(): "LenientFloat", _StrictBoolish(): "StrictBoolish"}
-ALIAS_NAMES.update(
-    {
-        typing.get_args(getattr(integers, name))[1]: name
-        for name in integers.__all__
-        if typing.get_origin(getattr(integers, name)) is Annotated  # not the module's functions
-    }
-)
+ALIAS_NAMES: dict[Any, str] = alias_names()
 
 _FIELD_ATTRIBUTES = ("alias", "title", "description", "examples", "pattern")
 
@@ -78,20 +68,16 @@ def _render_annotated(base: Any, metadata: tuple[Any, ...]) -> str:
     if len(rest) < len(metadata):
         # The mapping adds NullText to such an Optional, so Lenient[...] of the rest is this annotation.
         return f"Lenient[{render_annotation(with_metadata(base, tuple(rest)))}]"
-    if rest and isinstance(rest[0], (_LenientInt, _LenientFloat)) and rest[0] not in ALIAS_NAMES:
+    if rest and isinstance(rest[0], LenientScalar) and rest[0] not in ALIAS_NAMES:
         # Bounds the mapping moved into the marker: written as they would be by hand.
         marker = rest.pop(0)
-        head = "LenientInt" if isinstance(marker, _LenientInt) else "LenientFloat"
-        keywords = [
-            f"{bound.name}={getattr(marker, bound.name)!r}"
-            for bound in dataclasses.fields(marker)
-            if getattr(marker, bound.name) is not None
-        ]
+        head = marker.alias_name
+        keywords = [f"{name}={value!r}" for name, value in marker.held_bounds().items()]
         if rest and isinstance(rest[0], FieldInfo):
             keywords.append(_render_marker(rest.pop(0))[len("Field(") : -1])
         parts = [f"Field({', '.join(keyword for keyword in keywords if keyword)})", *_render_metadata(tuple(rest))]
         return f"Annotated[{head}, {', '.join(parts)}]"
-    if rest and isinstance(rest[0], (_LenientInt, _LenientFloat, _StrictBoolish)) and rest[0] in ALIAS_NAMES:
+    if rest and isinstance(rest[0], LenientScalar) and rest[0] in ALIAS_NAMES:
         head = ALIAS_NAMES[rest.pop(0)]
     elif rest and rest[-1] == AcceptJsonText():
         rest.pop()

@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, TypeVar, cast
 
+import annotated_types
 from pydantic import GetJsonSchemaHandler
+from pydantic.fields import FieldInfo
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
@@ -23,6 +25,7 @@ from .forms import NULL_TEXT
 
 __all__ = (
     "Inner",
+    "allows_inf_nan",
     "effective_marker",
     "exact_conversion",
     "form_error",
@@ -38,6 +41,21 @@ __all__ = (
 _M = TypeVar("_M")
 
 
+def allows_inf_nan(metadata: tuple[Any, ...]) -> bool:
+    """Whether ``metadata`` (annotated-types markers, ``Field(...)``, grouped ones) allows NaN and
+    Infinity, which a lenient number refuses."""
+    for marker in metadata:
+        parts = getattr(marker, "metadata", None) if isinstance(marker, FieldInfo) else None
+        if parts is not None and allows_inf_nan(tuple(parts)):
+            return True
+        if isinstance(marker, annotated_types.GroupedMetadata) and not isinstance(marker, FieldInfo):
+            if allows_inf_nan(tuple(part for part in marker if part is not None)):
+                return True
+        elif getattr(marker, "allow_inf_nan", False):
+            return True
+    return False
+
+
 def exact_conversion(lax: CoreSchema, exact: CoreSchema) -> CoreSchema:
     """Convert a pattern-checked string: ``lax`` (pydantic-core's lax conversion, the fast one) when
     the caller passes no ``strict=``, else ``exact`` (a builtin such as ``int``, which ``strict=True``
@@ -50,7 +68,7 @@ def lenient_scalar_schema(
     forms: Mapping[type, CoreSchema],
     error_type: str,
     message: str,
-    serialization: core_schema.ExpectedSerializationTypes,
+    serialization: core_schema.ExpectedSerializationTypes | None,
     bounds: CoreSchema | None = None,
 ) -> CoreSchema:
     """The core schema of a lenient scalar: its accepted ``forms``, chosen by the value's exact type.
@@ -61,10 +79,13 @@ def lenient_scalar_schema(
     which pydantic-core's strict and lax checks treat alike, so an explicit ``strict=True`` or
     ``strict=False`` at validation time (which overrides every sub-schema's own flag, also inside a
     user's union), or ``ConfigDict(strict=True)``, changes nothing: the annotation decides.
-    ``bounds``, checked after, give pydantic's usual range errors.
+    ``bounds``, checked after, give pydantic's usual range errors. ``serialization``: the canonical
+    type a value is written as (None: as its own type says, as pydantic writes a ``Decimal``).
     """
     by_type = core_schema.tagged_union_schema(choices=dict(forms), discriminator=type)
     one_error = core_schema.custom_error_schema(by_type, custom_error_type=error_type, custom_error_message=message)
+    if serialization is None:
+        return one_error if bounds is None else core_schema.chain_schema([one_error, bounds])
     as_canonical = core_schema.simple_ser_schema(serialization)
     if bounds is None:
         return {**one_error, "serialization": as_canonical}
