@@ -1,7 +1,9 @@
 """A mail server's tools, shaped like the report that started this library.
 
 Models sent ``{"folder": "Dev", "limit": "100"}`` where ``limit`` is an integer; hosts that check
-the advertised schema refused the call. Each parameter below advertises, and accepts, both forms.
+the advertised schema refused the call. Each parameter below advertises, and accepts, both forms;
+the optional numbers also take the string ``"null"`` (written through ``Lenient[...]``, which sees
+the ``Optional``: a bare ``Optional[LenientUInt]`` cannot).
 
     pydantic-lenient catalog examples/mail_tools.py --check
 """
@@ -13,14 +15,14 @@ from typing import Annotated, Any, Optional
 
 from pydantic import Field
 
-from pydantic_lenient import LenientJson, LenientU32, LenientUInt, StrictBoolish
+from pydantic_lenient import Lenient, LenientJson, LenientU32, LenientUInt, StrictBoolish
 
 
 def search(
     folder: Annotated[str, Field(description="Folder to search, such as INBOX or Dev")],
     to: Annotated[Optional[str], Field(description="Only messages sent to this address")] = None,
     limit: Annotated[
-        Optional[Annotated[LenientUInt, Field(le=500)]], Field(description="Most messages to return")
+        Lenient[Optional[Annotated[int, Field(ge=0, le=500)]]], Field(description="Most messages to return")
     ] = None,
     offset: Annotated[LenientUInt, Field(description="Messages to skip")] = 0,
 ) -> dict[str, Any]:
@@ -31,7 +33,7 @@ def search(
 def fetch_message(
     uid: Annotated[LenientU32, Field(description="The message's UID")],
     max_body_bytes: Annotated[
-        Optional[LenientUInt], Field(description="Truncate the body after this many bytes")
+        Lenient[Optional[LenientUInt]], Field(description="Truncate the body after this many bytes")
     ] = None,
 ) -> dict[str, Any]:
     """Fetch one message by its IMAP UID."""

@@ -84,7 +84,11 @@ def test_audit_finds_every_strict_field_at_any_depth() -> None:
 
 def test_audit_follows_lenient_json_into_nested_models() -> None:
     found = [(f.level, f.path) for f in audit([lenient_tool])]
-    assert found == [("error", "lenient_tool.steps[].count"), ("error", "lenient_tool.steps[].done")]
+    assert found == [
+        ("note", "lenient_tool.limit"),  # a hand-written Optional[LenientUInt] refuses "null"
+        ("error", "lenient_tool.steps[].count"),
+        ("error", "lenient_tool.steps[].done"),
+    ]
 
 
 def test_recursive_models_are_audited_once() -> None:
@@ -167,3 +171,36 @@ def test_every_suggestion_is_what_the_mapping_gives() -> None:
             reason="str already takes any string, so a string such as '1' could be meant for either member",
         )
     ]
+
+
+def test_a_hand_written_optional_that_refuses_null_text_is_a_note_naming_the_form_that_takes_it() -> None:
+    """pydantic builds ``Optional[LenientInt]`` without telling the type it is optional, so it
+    refuses ``"null"`` (the policy's one exception): the audit says so and names the form that
+    takes it, whose own audit is clean."""
+    from typing import Literal
+
+    from pydantic_lenient import Lenient
+
+    class Written(BaseModel):
+        limit: Optional[LenientUInt] = None
+        ratio: LenientFloat | None = None
+        order: Optional[Literal["asc", "desc"]] = None
+
+    class Suggested(BaseModel):
+        limit: Lenient[Optional[LenientUInt]] = None
+        ratio: Lenient[LenientFloat | None] = None
+        order: Lenient[Optional[Literal["asc", "desc"]]] = None
+
+    report = format_findings(audit([("tool", Written)]))
+    assert report.splitlines() == [
+        'note: tool.limit: Optional[LenientUInt] refuses the string "null"; use Lenient[Optional[LenientUInt]]',
+        'note: tool.ratio: Optional[LenientFloat] refuses the string "null"; use Lenient[Optional[LenientFloat]]',
+        "note: tool.order: Optional[Literal['asc', 'desc']] refuses the string \"null\"; "
+        "use Lenient[Optional[Literal['asc', 'desc']]]",
+        "0 error(s), 3 note(s)",
+    ]
+    nulls = {"limit": "null", "ratio": "null", "order": "null"}
+    assert Suggested.model_validate(nulls) == Suggested(limit=None, ratio=None, order=None)
+    with pytest.raises(ValueError, match="3 validation errors"):
+        Written.model_validate(nulls)
+    assert audit([("tool", Suggested)]) == []

@@ -32,8 +32,10 @@ from pydantic_lenient.types.annotations import (
 )
 from pydantic_lenient.types.constraints import split_constraints
 from pydantic_lenient.types.family import scalar_marker_class
+from pydantic_lenient.types.forms import NULL_TEXT
 from pydantic_lenient.types.json_values import AcceptJsonText
 from pydantic_lenient.types.mapping import lenient_form
+from pydantic_lenient.types.null_text import NullText
 from pydantic_lenient.types.rendering import render_annotation
 
 from .catalog import ToolSpec, tool_specs
@@ -73,6 +75,10 @@ class Finding:
     """Set when the field's advertised schema hides a bound from hosts: what it advertises, and why
     hosts cannot check it (``suggestion`` is then the annotation that advertises the bound, or
     empty where there is none to write in its place)."""
+    refuses: str | None = None
+    """Set when the field, lenient as written, refuses a form its lenient form takes: the string
+    ``"null"`` of a hand-written ``Optional[LenientInt]``, which pydantic builds without telling the
+    type that it is optional (docs/types.md, "The string null")."""
 
     def __str__(self) -> str:
         if self.advertised is not None:
@@ -80,6 +86,8 @@ class Finding:
             return f"{self.level}: {where} {self.advertised}; use {self.suggestion or _INSIDE_THE_OPTIONAL}"
         if self.reason is not None:
             return f"{self.level}: {self.path}: {self.annotation} stays as it is: {self.reason}"
+        if self.refuses is not None:
+            return f"{self.level}: {self.path}: {self.annotation} refuses {self.refuses}; use {self.suggestion}"
         why = "is not lenient" if self.level == "error" else "does not accept JSON text"
         return f"{self.level}: {self.path}: {self.annotation} {why}; use {self.suggestion}"
 
@@ -263,6 +271,8 @@ def _audit(
     structures = [member for member in members if is_structured(split_annotated(member)[0])]
     if scalars and not kept:
         yield Finding("error", path, current, render_annotation(form.annotation))
+    elif not kept and _only_adds_null_text(form.annotation, whole):
+        yield Finding("note", path, current, render_annotation(form.annotation), refuses=_NULL_TEXT_REFUSED)
     without_text = [
         member
         for member in structures
@@ -274,6 +284,19 @@ def _audit(
         member_base, _ = split_annotated(member)
         for child, child_path in _children(member_base, path):
             yield from _audit_structure(child, child_path, seen)
+
+
+_NULL_TEXT_REFUSED = f'the string "{NULL_TEXT}"'
+
+
+def _only_adds_null_text(lenient: Any, written: Any) -> bool:
+    """Whether the lenient form is the annotation as written plus `NullText` (it takes ``"null"``
+    as None where the annotation as written, lenient already, does not)."""
+    base, metadata = split_annotated(lenient)
+    markers = [marker for marker in metadata if not isinstance(marker, NullText)]
+    if len(markers) == len(metadata):
+        return False
+    return (_ANNOTATED[(base, *markers)] if markers else base) == written
 
 
 def _is_strict_scalar(member: Any) -> bool:
