@@ -215,7 +215,8 @@ def test_every_style_comes_out_the_same_from_a_model_or_from_any_finished_schema
     expected = input_schema(model, style=target)
     assert apply_style(model, target) == apply_style(model.model_json_schema(), target)
     assert input_schema(model.model_json_schema(), style=target) == expected
-    if source != "strict":  # the strict style loses the string forms, by design
+    # The strict style loses the string forms, and the portable one integer types and enums, by design.
+    if source not in ("strict", "portable") or source == target:
         assert input_schema(input_schema(model, style=source), style=target) == expected
 
 

@@ -1,7 +1,8 @@
-"""A candidate portable shape: one listing that every profiled host accepts and reads right (issue 33).
+"""The ``portable`` style: one listing that every profiled host accepts and reads right (issue 33).
 
-A pure rewrite of a finished schema, like the styles: it starts from the ``any-of`` style and
-changes, node by node, only what some host reads wrong (`pydantic_lenient.hosts` models each):
+A pure rewrite of a finished schema, like the other styles (`apply_style` runs it for
+``style="portable"``): it starts from the ``any-of`` style and changes, node by node, only what
+some host reads wrong (`pydantic_lenient.hosts` models each):
 
 * **no type arrays** anywhere (Cursor refuses every value of one; the Gemini API refuses the whole
   request for most of them): the ``any-of`` style already writes them as ``anyOf``;
@@ -27,38 +28,43 @@ changes what the server validates; only the advertised document changes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from .styles import apply_style
 from .subschemas import map_subschemas
 
-__all__ = ("portable_schema",)
+__all__ = ("portable_shape",)
+
+Canonical = Callable[[Any], Any]
+"""The ``strict`` style of a subschema: its canonical branches only (`apply_style` passes it in,
+so that this module, below `pydantic_lenient.schema.styles`, imports nothing of it)."""
 
 
-def portable_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """``schema`` (a finished input schema, in any style) in the portable shape (see the module docs).
+def portable_shape(any_of_schema: Mapping[str, Any], canonical: Canonical) -> dict[str, Any]:
+    """``any_of_schema`` (a finished input schema in the ``any-of`` style) in the portable shape.
 
-    >>> from pydantic_lenient.schema.portable import portable_schema
-    >>> portable_schema({"type": "object", "properties": {"n": {"type": ["integer", "string", "null"]}}})
+    Call it through `apply_style` (``style="portable"``), which writes any schema in the ``any-of``
+    style first:
+
+    >>> from pydantic_lenient import apply_style
+    >>> apply_style({"type": "object", "properties": {"n": {"type": ["integer", "string", "null"]}}}, "portable")
     ... # doctest: +NORMALIZE_WHITESPACE
     {'type': 'object', 'properties': {'n': {'anyOf': [{'type': 'number', 'nullable': True},
         {'type': 'string', 'nullable': True}, {'type': 'null', 'nullable': True}]}}}
     """
-    root = apply_style(schema, "any-of")
-    return dict(_portable(root, root))
+    return dict(_portable(any_of_schema, any_of_schema, canonical))
 
 
-def _portable(node: Any, root: Mapping[str, Any]) -> Any:
+def _portable(node: Any, root: Mapping[str, Any], canonical: Canonical) -> Any:
     if not isinstance(node, dict):
         return node
     node = dict(node)
     items = node.get("items")
     if isinstance(items, dict):
-        node["items"] = apply_style(items, "strict")
-    node = map_subschemas(node, lambda child: _portable(child, root))
+        node["items"] = canonical(items)
+    node = map_subschemas(node, lambda child: _portable(child, root, canonical))
     node = _integer_enum_as_range(node)
-    node = _with_items(node)
+    node = _with_items(node, canonical)
     branches = node.get("anyOf")
     if isinstance(branches, list) and branches:
         node["anyOf"] = _portable_branches(branches, root)
@@ -75,13 +81,13 @@ def _integer_enum_as_range(node: dict[str, Any]) -> dict[str, Any]:
     return {**rest, "type": "integer", "minimum": min(options), "maximum": max(options)}
 
 
-def _with_items(node: dict[str, Any]) -> dict[str, Any]:
+def _with_items(node: dict[str, Any], canonical: Canonical) -> dict[str, Any]:
     kind = node.get("type")
     if kind != "array" or "items" in node:
         return node
     prefix = node.get("prefixItems")
     canonical = (
-        [apply_style(item, "strict") for item in prefix if isinstance(item, dict)] if isinstance(prefix, list) else []
+        [canonical(item) for item in prefix if isinstance(item, dict)] if isinstance(prefix, list) else []
     )
     kinds = {item.get("type") for item in canonical}
     shared = kinds.pop() if len(kinds) == 1 and len(canonical) == len(prefix or []) else None

@@ -495,7 +495,8 @@ def widen_schema(schema: Any, style: Style = "type-array") -> Any:
 
     ``style`` is how the string forms are written: ``"any-of"`` as extra ``anyOf`` branches,
     ``"type-array"`` (the default) flattened into type arrays where that means the same, and
-    ``"strict"`` not at all (the schema comes back as it was, for hosts that repair themselves).
+    ``"strict"`` not at all (the schema comes back as it was, for hosts that repair themselves), and
+    ``"portable"`` as ``"any-of"`` adapted for every profiled host (`pydantic_lenient.schema.portable`).
     A schema too large or deep to read within the widening's bounds also comes back as it was.
 
     >>> widen_schema({"type": "object", "properties": {"limit": {"type": "integer", "minimum": 0}}})
@@ -503,15 +504,15 @@ def widen_schema(schema: Any, style: Style = "type-array") -> Any:
     """
     if style == "strict":
         return schema
-    if style not in ("type-array", "any-of"):
-        raise ValueError(f"unknown style {style!r}; expected one of type-array, any-of, strict")
+    if style not in ("type-array", "any-of", "portable"):
+        raise ValueError(f"unknown style {style!r}; expected one of type-array, any-of, strict, portable")
     try:
         widened = _Widener(schema).widen()
     except (_TooComplex, RecursionError):
         return schema
-    if style == "type-array" and isinstance(widened, dict) and _moves_nothing_referenced(widened):
+    if style in ("type-array", "portable") and isinstance(widened, dict) and _moves_nothing_referenced(widened):
         try:
-            return apply_style(widened, "type-array")
+            return apply_style(widened, style)
         except RecursionError:  # a keyword copied as it is (``not``) nests too deep to restyle
             return schema
     return widened
