@@ -1,6 +1,6 @@
 """The ``pydantic-lenient`` command line.
 
-    pydantic-lenient catalog TARGET [--style type-array|any-of|strict|portable] [--target mcp|...] [--check [--host HOST,...]] [--output FILE]
+    pydantic-lenient catalog TARGET [--style STYLE] [--target mcp|...] [--check [--host HOST,...]] [--output FILE]
     pydantic-lenient normalize --rules RULES.json --tool NAME ARGUMENTS_JSON
     pydantic-lenient stats STATS.json
     pydantic-lenient repair --schema SCHEMA.json [--tool NAME] ARGUMENTS_JSON
@@ -107,6 +107,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="audit for fields that are not lenient or advertise a bound hosts cannot check;"
         " exit 1 on an error, or when no tools are found",
+    )
+    catalog.add_argument(
+        "--host",
+        metavar="HOST,...",
+        help="with --check, also check each tool on these hosts (their profiles, or all): each shape a host"
+        " refuses or corrupts, and the fix; exit 1 on any",
     )
     catalog.add_argument("--output", metavar="FILE", help="write the catalog to FILE instead of stdout")
 

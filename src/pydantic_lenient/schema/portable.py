@@ -86,11 +86,9 @@ def _with_items(node: dict[str, Any], canonical: Canonical) -> dict[str, Any]:
     if kind != "array" or "items" in node:
         return node
     prefix = node.get("prefixItems")
-    canonical = (
-        [canonical(item) for item in prefix if isinstance(item, dict)] if isinstance(prefix, list) else []
-    )
-    kinds = {item.get("type") for item in canonical}
-    shared = kinds.pop() if len(kinds) == 1 and len(canonical) == len(prefix or []) else None
+    positions = [canonical(item) for item in prefix if isinstance(item, dict)] if isinstance(prefix, list) else []
+    kinds = {item.get("type") for item in positions}
+    shared = kinds.pop() if len(kinds) == 1 and len(positions) == len(prefix or []) else None
     # A tuple's positions as the one type they share; else any item (the Gemini API refuses a union items).
     return {**node, "items": {"type": shared} if isinstance(shared, str) else {}}
 
