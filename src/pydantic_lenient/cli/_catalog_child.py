@@ -46,7 +46,7 @@ def catalog_result(request: dict[str, Any]) -> dict[str, Any]:
             )
             losses.extend(f"lost: {spec.name}{loss.location}: {loss.what}" for loss in lost)
         findings = audit(tools) if request["check"] else []
-        on_hosts = _host_findings(tools, catalog, request.get("hosts") or [])
+        on_hosts = _host_findings(tools, style, request.get("hosts") or [])
     except Exception as error:  # a tool whose model or schema cannot be built
         return {"error": f"{target}: {type(error).__name__}: {error}"}
     return {
@@ -58,28 +58,15 @@ def catalog_result(request: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _host_findings(tools: Any, catalog: dict[str, Any], hosts: list[str]) -> list[str]:
-    """What each named host refuses or corrupts of each tool as the catalog lists it, the tool's
-    input model standing for the server."""
+def _host_findings(tools: Any, style: str | None, hosts: list[str]) -> list[str]:
+    """What each named host refuses or corrupts of each tool as the catalog lists it."""
     if not hosts:
         return []
-    from pydantic import BaseModel
-
     from pydantic_lenient.hosts import profile
-    from pydantic_lenient.hosts.check import Server, host_findings
-    from pydantic_lenient.schema.catalog import tool_specs
-    from pydantic_lenient.schema.targets import input_schema
+    from pydantic_lenient.hosts.tools import check_on_hosts
 
-    def server(model: type[BaseModel]) -> Server:
-        return lambda arguments: model.model_validate(arguments).model_dump(mode="json", by_alias=True)
-
-    listed = {tool["name"]: tool["inputSchema"] for tool in catalog["tools"]}
-    lines: list[str] = []
-    for spec in tool_specs(tools):
-        canonical = input_schema(spec.input_model, style="strict")
-        for name in hosts:
-            lines += host_findings(spec.name, profile(name), listed[spec.name], canonical, server(spec.input_model))
-    return lines
+    checks = check_on_hosts(tools, [profile(name) for name in hosts], style=style)  # type: ignore[arg-type]
+    return [line for check in checks for line in check.findings]
 
 
 def _main(request_path: str, result_path: str) -> None:
