@@ -6,11 +6,10 @@ from __future__ import annotations
 import itertools
 import os
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
 from hypothesis import HealthCheck, given, settings
 from pydantic import BaseModel, Field
-from typing_extensions import Annotated
 
 from pydantic_lenient import LenientInt, input_schema, lenient_tool
 from pydantic_lenient.hosts import PROFILES, profile
