@@ -8,8 +8,9 @@ some host reads wrong (`pydantic_lenient.hosts` models each):
   request for most of them): the ``any-of`` style already writes them as ``anyOf``;
 * inside an ``anyOf``, an ``integer`` branch says ``number`` (Cursor compares each branch's ``type``
   with ``typeof``, which says ``number``); the server stays exact and refuses ``1.5`` clearly;
-* a ``$ref`` branch gets the ``type`` of what it points to (Cursor and the Gemini API read a branch
-  without ``type`` as no type at all);
+* a ``$ref`` branch, or a branch that is itself a union of one type (pydantic's ``oneOf`` of
+  models), gets the ``type`` it admits, in an ``anyOf`` and in a ``oneOf`` (Cursor and the Gemini
+  API read a branch without ``type`` as no type at all);
 * an ``anyOf`` that admits ``null`` has its ``null`` branch last, and every branch says
   ``nullable: true``: Ajv with ``coerceTypes`` (VS Code) then passes ``null`` through the first
   branch unchanged, where it would otherwise coerce it to ``0``, ``false`` or ``""``; and the
@@ -65,6 +66,9 @@ def _portable(node: Any, root: Mapping[str, Any], canonical: Canonical) -> Any:
     node = map_subschemas(node, lambda child: _portable(child, root, canonical))
     node = _integer_enum_as_range(node)
     node = _with_items(node, canonical)
+    alternatives = node.get("oneOf")
+    if isinstance(alternatives, list) and alternatives:
+        node["oneOf"] = [_typed(branch, root) for branch in alternatives]
     branches = node.get("anyOf")
     if isinstance(branches, list) and branches:
         node["anyOf"] = _portable_branches(branches, root)
@@ -93,7 +97,9 @@ def _with_items(node: dict[str, Any], canonical: Canonical) -> dict[str, Any]:
     return {**node, "items": {"type": shared} if isinstance(shared, str) else {}}
 
 
-def _resolved_type(branch: dict[str, Any], root: Mapping[str, Any]) -> str | None:
+def _resolved_type(branch: dict[str, Any], root: Mapping[str, Any], depth: int = 0) -> str | None:
+    """The one JSON type ``branch`` admits, through ``$ref``s and a union of branches of that one
+    type (pydantic's ``oneOf`` of models); None when it admits several or cannot say."""
     target: Any = branch
     for _ in range(32):
         reference = target.get("$ref") if isinstance(target, dict) else None
@@ -113,18 +119,28 @@ def _resolved_type(branch: dict[str, Any], root: Mapping[str, Any]) -> str | Non
     options = target.get("enum")
     if isinstance(options, list) and options and all(isinstance(option, str) for option in options):
         return "string"
+    for keyword in ("oneOf", "anyOf"):
+        members = target.get(keyword)
+        if isinstance(members, list) and members and depth < 8:
+            kinds = {_resolved_type(m, root, depth + 1) if isinstance(m, dict) else None for m in members}
+            return kinds.pop() if len(kinds) == 1 else None
     return None
+
+
+def _typed(branch: Any, root: Mapping[str, Any]) -> Any:
+    """A union's branch with the ``type`` it admits written beside its ``$ref`` or its own union
+    (Cursor and the Gemini API read a branch without ``type`` as no type at all)."""
+    if not isinstance(branch, dict) or "type" in branch or not ({"$ref", "oneOf", "anyOf"} & branch.keys()):
+        return branch
+    kind = _resolved_type(branch, root)
+    return branch if kind is None else {**branch, "type": kind}
 
 
 def _portable_branches(branches: list[Any], root: Mapping[str, Any]) -> list[Any]:
     typed = []
     for branch in branches:
         if isinstance(branch, dict):
-            branch = dict(branch)
-            if "type" not in branch and "$ref" in branch:
-                kind = _resolved_type(branch, root)
-                if kind is not None:
-                    branch["type"] = kind
+            branch = dict(_typed(branch, root))
             if branch.get("type") == "integer":
                 branch["type"] = "number"
         typed.append(branch)
