@@ -214,13 +214,14 @@ def assert_passes_audit(tools: Any, *, notes: bool = False) -> None:
 
 
 def assert_works_on_host(
-    tools: Any, host: str | Iterable[str] = "all", *, style: Style = "type-array"
+    tools: Any, host: str | Iterable[str] = "all", *, style: Style | None = None
 ) -> list[HostCheck]:
     """Assert that every tool in ``tools`` works on ``host`` (a profile's name, several, or
-    ``"all"``) when listed in ``style``: the host lists it, each parameter's native value and its
-    absence arrive as meant, and no intended value (digit strings, ``"false"``, JSON text,
-    ``null``, ``"null"``, out of range) arrives as another value. A server's tools are checked as
-    the server lists them. Returns every check (`pydantic_lenient.hosts.tools.HostCheck`).
+    ``"all"``) when listed in ``style`` (``type-array`` when not given, as `tool_catalog` writes
+    functions and models; a server's tools as the server lists them): the host lists it, each
+    parameter's native value and its absence arrive as meant, and no intended value (digit
+    strings, ``"false"``, JSON text, ``null``, ``"null"``, out of range) arrives as another value.
+    Returns every check (`pydantic_lenient.hosts.tools.HostCheck`).
 
     >>> from typing import Optional
     >>> from pydantic_lenient import LenientInt

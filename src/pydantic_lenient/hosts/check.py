@@ -232,28 +232,40 @@ def _forms(
         return None if expected is None else Trial(name, form, arguments, expected)
 
     candidates: list[Trial | None] = []
+    # Text a text parameter takes as itself ("7" for int | str) means that text: no text forms.
+    text = _takes_text(schema, root)
     if native is not None:
         candidates.append(trial("native", native, native))
-        if isinstance(native, bool):
-            candidates.append(trial('"false"', json.dumps(native), native))
-        elif isinstance(native, (int, float)):
-            candidates.append(trial("digits", json.dumps(native), native))
-        elif isinstance(native, (list, dict)):
-            candidates.append(trial("JSON text", json.dumps(native), native))
+        form = _text_form(native)
+        if form is not None and not text:
+            candidates.append(trial(form, json.dumps(native), native))
     if _admits(schema, root, "null"):
         candidates.append(trial("null", None, None))
-        if not _takes_text(schema, root):  # "null" for a text parameter is that text
+        if not text:
             candidates.append(trial('"null"', "null", None))
     if not required:
         expected = _delivered(server, base)
         if expected is not None:
             candidates.append(Trial(name, "unset", dict(base), expected))
     high = _maximum(schema, root)
-    if high is not None and not isinstance(high, bool) and math.isfinite(high):
-        past = high + 1
+    past = high + 1 if high is not None and not isinstance(high, bool) and math.isfinite(high) else None
+    # Out of range only when the server refuses it sent as it should be (a union may take it otherwise).
+    if past is not None and _delivered(server, {**base, name: past}) is None:
         candidates.append(trial("out of range", past, refuse=True))
-        candidates.append(trial("out of range, digits", json.dumps(past), refuse=True))
+        if not text:
+            candidates.append(trial("out of range, digits", json.dumps(past), refuse=True))
     yield from (candidate for candidate in candidates if candidate is not None)
+
+
+def _text_form(native: Any) -> str | None:
+    """The name of the text form models write ``native`` in (``json.dumps`` of it), if any."""
+    if isinstance(native, bool):
+        return '"false"'
+    if isinstance(native, (int, float)):
+        return "digits"
+    if isinstance(native, (list, dict)):
+        return "JSON text"
+    return None
 
 
 def _same(left: Any, right: Any) -> bool:

@@ -21,7 +21,9 @@ some host reads wrong (`pydantic_lenient.hosts` models each):
   enums); the server stays exact and refuses a value inside the range that is not a member;
 * an array always has ``items`` (VS Code refuses a tool without; tuples get the type their
   ``prefixItems`` share), and ``items`` keeps only its canonical branches (the ``strict`` style):
-  the Gemini API refuses a union ``items``, and a list's text forms stay at the list itself.
+  the Gemini API refuses a union ``items``, and a list's text forms stay at the list itself; items
+  of one type or ``null`` are that type with ``nullable: true`` (which a validator that does not
+  read ``nullable`` refuses for a ``null`` item, clearly: the hosts profiled all read it).
 
 The top level stays an object (the Anthropic API refuses a top-level ``anyOf``). Nothing here
 changes what the server validates; only the advertised document changes.
@@ -62,7 +64,7 @@ def _portable(node: Any, root: Mapping[str, Any], canonical: Canonical) -> Any:
     node = dict(node)
     items = node.get("items")
     if isinstance(items, dict):
-        node["items"] = canonical(items)
+        node["items"] = _nullable_items(canonical(items))
     node = map_subschemas(node, lambda child: _portable(child, root, canonical))
     node = _integer_enum_as_range(node)
     node = _with_items(node, canonical)
@@ -73,6 +75,20 @@ def _portable(node: Any, root: Mapping[str, Any], canonical: Canonical) -> Any:
     if isinstance(branches, list) and branches:
         node["anyOf"] = _portable_branches(branches, root)
     return node
+
+
+def _nullable_items(items: dict[str, Any]) -> dict[str, Any]:
+    """``items`` that are one type or ``null`` as that type with ``nullable: true``: the Gemini API
+    refuses a union ``items``, and Ajv (VS Code, Gemini CLI, Qwen Code) and Gemini read ``nullable``."""
+    branches = items.get("anyOf")
+    if not (isinstance(branches, list) and len(branches) == 2 and all(isinstance(b, dict) for b in branches)):
+        return items
+    null = [b for b in branches if b == {"type": "null"}]
+    others = [b for b in branches if b != {"type": "null"}]
+    if len(null) != 1 or not isinstance(others[0].get("type"), str) or others[0].keys() & items.keys() - {"anyOf"}:
+        return items
+    rest = {key: value for key, value in items.items() if key != "anyOf"}
+    return {**others[0], "nullable": True, **rest}
 
 
 def _integer_enum_as_range(node: dict[str, Any]) -> dict[str, Any]:
