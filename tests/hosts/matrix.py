@@ -57,6 +57,7 @@ SHAPES_PEOPLE_WRITE: tuple[str, ...] = (
     "Priority = Priority.LOW",
     "list[int]",
     "list[str] | None = None",
+    "list[Optional[int]] | None = None",
     "dict[str, int] | None = None",
     "tuple[int, int]",
     "Point",
