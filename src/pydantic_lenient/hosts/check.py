@@ -8,8 +8,9 @@ to the server and names the outcome:
 
 * ``right``: the server got the value meant (or refused, clearly, a value it must refuse);
 * ``refused``: the host or the server refused a value meant, with an error;
-* ``ambiguous``: the host turned the value into text that a text parameter takes as itself
-  (Cursor's ``""`` for an unset optional string, Claude Code's ``"null"``): no server can tell;
+* ``ambiguous``: the host sent text that a text parameter takes as itself, and would send it
+  whatever the listing: its filling of a parameter left out (Cursor's ``""`` for an optional
+  string) or the value's JSON text (Claude Code's ``"null"``). No server can tell;
 * ``wrong``: the server got another value than the one meant (VS Code's ``null`` → ``0``);
 * ``unlisted``: the host refuses the tool's schema, so nothing can be called.
 
@@ -317,9 +318,11 @@ def verdicts(
             continue
         detail = f"the model sent {emitted!r}, the host sent {sent!r}"
         detail += f", the tool got {delivered.get(trial.parameter, '<unset>')!r}"
-        made_text = isinstance(sent, str) and not _same(sent, emitted)
+        # Text a text parameter takes as itself, which the host makes the same whatever the listing:
+        # its filling of a parameter left out (Cursor's ""), or the value's JSON text (Claude Code).
+        as_text = trial.parameter not in trial.arguments or sent == json.dumps(emitted)
         schema = property_schemas(root).get(trial.parameter)
-        outcome = "ambiguous" if made_text and _takes_text(schema, root) else "wrong"
+        outcome = "ambiguous" if isinstance(sent, str) and as_text and _takes_text(schema, root) else "wrong"
         found.append(Verdict(host.name, trial.parameter, trial.form, outcome, detail))
     return found
 
