@@ -1,6 +1,6 @@
 """The mail tools on FastMCP, over stdio: ``python examples/fastmcp_server.py``.
 
-`LenientMiddleware` advertises the lenient schemas in a style (``--style type-array|any-of|strict``)
+`LenientMiddleware` advertises the lenient schemas in a style (``--style type-array|any-of|strict|portable``)
 and normalizes arguments with examples/mail_rules.json first. ``strict_input_validation=True``
 keeps plain parameters strict; the lenient ones stay lenient, because their annotation decides.
 """

@@ -1,6 +1,6 @@
 """The mail tools on the official MCP Python SDK, over stdio: ``python examples/mcp_server.py``.
 
-`make_lenient` advertises the lenient schemas in a style (``--style type-array|any-of|strict``),
+`make_lenient` advertises the lenient schemas in a style (``--style type-array|any-of|strict|portable``),
 hands lenient parameters their values as sent (the SDK's pre-parse would rewrite ``"null"`` and
 JSON text first), and normalizes arguments with examples/mail_rules.json first.
 """

@@ -3,6 +3,9 @@
 def test_search_takes_digit_strings(lenient):
     lenient.accepts(SearchInput, {"folder": "Dev", "limit": "100"})
     lenient.field_schema(SearchInput, "limit", types={"integer", "string", "null"})
+
+def test_search_works_on_cursor(lenient):
+    lenient.works_on_host([search], "cursor")
 """
 
 from __future__ import annotations
@@ -48,6 +51,11 @@ class LenientChecks:
         from .testing import assert_passes_audit
 
         assert_passes_audit(tools, **options)
+
+    def works_on_host(self, tools: Any, host: Any = "all", **options: Any) -> Any:
+        from .testing import assert_works_on_host
+
+        return assert_works_on_host(tools, host, **{"style": self.style, **options})
 
 
 @pytest.fixture

@@ -4,6 +4,8 @@
 * `assert_accepts` / `assert_rejects`: a call checked against the advertised schema with a real
   validator (as a host would) **and** against the model; a failure says which side disagreed.
 * `assert_passes_audit`: no field that a wrong-typed argument would break.
+* `assert_works_on_host`: the tool works on a host, as its profile (`pydantic_lenient.hosts`) says:
+  listed, and each intended value delivered right or refused clearly, never delivered wrong.
 
 Also available as the ``lenient`` pytest fixture (this package registers a pytest plugin).
 Needs the ``testing`` extra (``pip install 'pydantic-lenient[testing]'``; in a clone,
@@ -12,11 +14,13 @@ Needs the ``testing`` extra (``pip install 'pydantic-lenient[testing]'``; in a c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from .hosts import PROFILES, profile
+from .hosts.tools import HostCheck, check_on_hosts
 from .schema.audit import audit, format_findings
 from .schema.hosts import Draft, host_validator
 from .schema.styles import Style
@@ -29,6 +33,7 @@ __all__ = (
     "assert_field_schema",
     "assert_passes_audit",
     "assert_rejects",
+    "assert_works_on_host",
     "host_validator",
 )
 
@@ -206,3 +211,36 @@ def assert_passes_audit(tools: Any, *, notes: bool = False) -> None:
     findings = [finding for finding in audit(tools) if notes or finding.level == "error"]
     if findings:
         raise AssertionError("the strictness audit found:\n" + format_findings(findings))
+
+
+def assert_works_on_host(
+    tools: Any, host: str | Iterable[str] = "all", *, style: Style | None = None
+) -> list[HostCheck]:
+    """Assert that every tool in ``tools`` works on ``host`` (a profile's name, several, or
+    ``"all"``) when listed in ``style`` (``type-array`` when not given, as `tool_catalog` writes
+    functions and models; a server's tools as the server lists them): the host lists it, each
+    parameter's native value and its absence arrive as meant, and no intended value (digit
+    strings, ``"false"``, JSON text, ``null``, ``"null"``, out of range) arrives as another value.
+    Returns every check (`pydantic_lenient.hosts.tools.HostCheck`).
+
+    >>> from typing import Optional
+    >>> from pydantic_lenient import LenientInt
+    >>> from pydantic_lenient.testing import assert_works_on_host
+    >>> def search(query: str, limit: Optional[LenientInt] = None) -> None: ...
+    >>> [check.host for check in assert_works_on_host([search], ["gemini-cli", "vscode"], style="portable")]
+    ['gemini-cli', 'vscode']
+    >>> assert_works_on_host([search], "gemini-cli")
+    Traceback (most recent call last):
+      ...
+    AssertionError: search does not work on every host asked for:
+    error: search: gemini-cli refuses the tool (parameters.properties.limit: a type array other than [T, null]);
+    use the portable shape (style="portable")
+    """
+    names = list(PROFILES) if host == "all" else [host] if isinstance(host, str) else list(host)
+    checks = check_on_hosts(tools, [profile(name) for name in names], style=style)
+    failing = [check for check in checks if not check.works]
+    if failing:
+        tools_named = ", ".join(dict.fromkeys(check.tool for check in failing))
+        lines = "\n".join(line for check in failing for line in check.findings)
+        raise AssertionError(f"{tools_named} does not work on every host asked for:\n{lines}")
+    return checks

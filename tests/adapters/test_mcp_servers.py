@@ -234,7 +234,7 @@ def _model_says(name: str, arguments: dict[str, Any], normalizer: Normalizer) ->
     return False, json.loads(json.dumps(function(**dict(validated))))
 
 
-@pytest.mark.parametrize("style", ["type-array", "any-of", "strict"])
+@pytest.mark.parametrize("style", ["type-array", "any-of", "strict", "portable"])
 @pytest.mark.parametrize("server", ["mcp_server.py", "fastmcp_server.py"])
 def test_the_example_servers_over_stdio_agree_with_the_model(server: str, style: str) -> None:
     """Each example server, driven by the official client over stdio, in each style: every call comes

@@ -125,3 +125,35 @@ def test_the_plugin_refuses_an_unknown_style(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*lenient_style must be one of*"])
+
+
+def test_the_fixture_checks_a_tool_on_hosts_in_the_configured_style(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nlenient_style = portable\n")
+    pytester.makepyfile(
+        """
+        from typing import Optional
+
+        import pytest
+
+        from pydantic_lenient import LenientInt
+
+
+        def search(query: str, limit: Optional[LenientInt] = None) -> None: ...
+
+
+        def test_portable_works_on_gemini_and_vscode(lenient):
+            checks = lenient.works_on_host([search], ["gemini-cli", "vscode"])
+            assert [check.host for check in checks] == ["gemini-cli", "vscode"]
+
+
+        def test_type_array_does_not_work_on_gemini(lenient):
+            with pytest.raises(AssertionError, match="gemini-cli refuses the tool"):
+                lenient.works_on_host([search], "gemini-cli", style="type-array")
+
+
+        def test_cursor_sends_an_empty_string_for_the_unset_integer(lenient):
+            with pytest.raises(AssertionError, match="the portable shape does not fix it"):
+                lenient.works_on_host([search], "all")
+        """
+    )
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)

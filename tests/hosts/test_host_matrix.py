@@ -13,6 +13,7 @@ from collections import Counter
 import pytest
 
 from pydantic_lenient.hosts import PROFILES
+from tests.hosts.hosts_page import PAGE, page
 from tests.hosts.matrix import EXCEPTIONS, SHAPES, Cell, Tool, excused, figures, run, table, tools
 
 
@@ -107,3 +108,18 @@ def test_the_profiles_cite_their_sources() -> None:
         assert host.sources, host.name
         module = __import__(type(host).__module__, fromlist=["__doc__"])
         assert "Sources:" in (module.__doc__ or ""), host.name
+
+
+def test_the_hosts_page_is_what_the_matrix_measures(matrix: tuple[list[Cell], dict[str, Tool]]) -> None:
+    """docs/hosts.md is generated from this run: a change to a profile, a shape or the table of tools
+    shows on the page, or this fails."""
+    cells, _ = matrix
+    expected = page(cells)
+    assert PAGE.read_text(encoding="utf-8") == expected, (
+        "docs/hosts.md is stale: run `python -m tests.hosts.hosts_page` from the repository root and commit it"
+    )
+    assert table(cells) in expected
+    for host in PROFILES.values():
+        assert f"`{host.name}`: {host.title}" in expected
+        for source in host.sources:
+            assert source in expected, (host.name, source)

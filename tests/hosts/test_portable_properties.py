@@ -23,7 +23,6 @@ from pydantic_core import to_jsonable_python
 from pydantic_lenient import input_schema, lenient_tool
 from pydantic_lenient.hosts import PROFILES
 from pydantic_lenient.schema.catalog import model_from_function
-from pydantic_lenient.schema.portable import portable_schema
 from tests.annotation_strategies import Parameter, module_source, parameters
 from tests.hosts.matrix import _import
 
@@ -61,7 +60,7 @@ def test_the_portable_shape_is_listed_wherever_the_plain_server_is_and_keeps_eve
     directory = tmp_path / str(next(_DIRECTORY))
     directory.mkdir()
     plain, lenient = _models(directory, parameter)
-    portable = portable_schema(input_schema(lenient, style="any-of"))
+    portable = input_schema(lenient, style="portable")
     for host in PROFILES.values():
         if host.listing(plain.model_json_schema()).accepted:
             assert host.listing(portable).accepted, (host.name, parameter.written, host.listing(portable).reasons)

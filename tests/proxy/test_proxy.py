@@ -219,6 +219,20 @@ def test_any_of_style_is_passed_through_to_the_schemas(upstream: Upstream) -> No
     assert tools["get-sum"].input_schema["properties"]["a"]["anyOf"][0] == {"type": "number"}
 
 
+def test_the_portable_style_is_listed_by_every_host_profile(upstream: Upstream) -> None:
+    from pydantic_lenient.hosts import PROFILES
+
+    async def both() -> tuple[types.ListToolsResult, types.ListToolsResult]:
+        async with connected(direct(upstream)) as plain, connected(proxied(upstream, "--style", "portable")) as ours:
+            return await plain.list_tools(), await ours.list_tools()
+
+    plain, portable = run(both())
+    for before, after in zip(plain.tools, portable.tools, strict=True):
+        assert after.input_schema == widen_schema(before.input_schema, "portable")
+        refused = [host.name for host in PROFILES.values() if not host.listing(after.input_schema).accepted]
+        assert not refused, (after.name, refused)
+
+
 CALLS: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = [
     # (tool, correct arguments, recoverable manglings of them)
     ("get-sum", {"a": 1, "b": 2.5}, [{"a": "1", "b": "2.5"}, {"a": "1", "b": 2.5}, {"a": " 1", "b": "2.5e0"}]),

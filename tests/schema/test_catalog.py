@@ -75,7 +75,7 @@ def test_functions_become_input_models_as_sdks_build_them() -> None:
     }
 
 
-@pytest.mark.parametrize("style", ["type-array", "any-of", "strict"])
+@pytest.mark.parametrize("style", ["type-array", "any-of", "strict", "portable"])
 def test_every_input_schema_is_an_object_whose_refs_resolve(style: Any) -> None:
     for tool in tool_catalog([SearchInput, Node, fetch], style=style)["tools"]:
         schema = tool["inputSchema"]

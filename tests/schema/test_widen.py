@@ -553,3 +553,26 @@ def test_a_schema_too_deep_to_restyle_comes_back_whole() -> None:
         deep = {"not": deep}
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "not": deep}
     assert widen_schema(schema, "type-array") is schema
+
+
+def test_the_portable_style_widens_an_upstream_schema_every_host_lists() -> None:
+    from pydantic_lenient.hosts import PROFILES
+
+    upstream = {
+        "type": "object",
+        "properties": {
+            "limit": {"type": "integer", "minimum": 0},
+            "tags": {"type": ["array", "null"], "items": {"type": "integer"}},
+            "mode": {"enum": [1, 2, 3]},
+        },
+        "required": ["limit"],
+    }
+    assert not PROFILES["gemini-cli"].listing(upstream).accepted  # an integer enum
+    widened = widen_schema(upstream, "portable")
+    assert [host.name for host in PROFILES.values() if not host.listing(widened).accepted] == []
+    assert widened["properties"]["limit"] == {
+        "anyOf": [{"type": "number", "minimum": 0}, {"type": "string", "pattern": "^-?[0-9]+$"}]
+    }
+    assert widened["properties"]["tags"]["anyOf"][-1] == {"type": "null", "nullable": True}
+    with pytest.raises(ValueError, match="expected one of type-array, any-of, strict, portable"):
+        widen_schema(upstream, "loose")  # type: ignore[arg-type]

@@ -7,8 +7,9 @@ loaded and their catalog built, and a child that ends without writing it is an e
 
     python -m pydantic_lenient.cli._catalog_child REQUEST.json RESULT.json
 
-``REQUEST.json`` holds the target, style, schema target and whether to audit; ``RESULT.json`` gets
-either ``{"error": ...}`` or the catalog, the ``lost:`` lines and the audit's findings.
+``REQUEST.json`` holds the target, style, schema target, whether to audit and the hosts to check
+the tools on; ``RESULT.json`` gets either ``{"error": ...}`` or the catalog, the ``lost:`` lines,
+the audit's findings and the hosts' (`pydantic_lenient.hosts.check`).
 """
 
 from __future__ import annotations
@@ -45,14 +46,27 @@ def catalog_result(request: dict[str, Any]) -> dict[str, Any]:
             )
             losses.extend(f"lost: {spec.name}{loss.location}: {loss.what}" for loss in lost)
         findings = audit(tools) if request["check"] else []
+        on_hosts = _host_findings(tools, style, request.get("hosts") or [])
     except Exception as error:  # a tool whose model or schema cannot be built
         return {"error": f"{target}: {type(error).__name__}: {error}"}
     return {
         "catalog": catalog,
         "losses": losses,
         "findings": format_findings(findings) if request["check"] else "",
-        "failed": any(finding.level == "error" for finding in findings),
+        "host_findings": on_hosts,
+        "failed": any(finding.level == "error" for finding in findings) or bool(on_hosts),
     }
+
+
+def _host_findings(tools: Any, style: str | None, hosts: list[str]) -> list[str]:
+    """What each named host refuses or corrupts of each tool as the catalog lists it."""
+    if not hosts:
+        return []
+    from pydantic_lenient.hosts import profile
+    from pydantic_lenient.hosts.tools import check_on_hosts
+
+    checks = check_on_hosts(tools, [profile(name) for name in hosts], style=style)  # type: ignore[arg-type]
+    return [line for check in checks for line in check.findings]
 
 
 def _main(request_path: str, result_path: str) -> None:

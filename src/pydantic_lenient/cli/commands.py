@@ -33,7 +33,8 @@ __all__ = ("format_stats",)
 
 
 def _catalog(arguments: argparse.Namespace) -> int:
-    result = _catalog_in_child(arguments.target, arguments.style, arguments.schema_target, arguments.check)
+    hosts = _host_names(arguments.host, arguments.check, arguments.schema_target)
+    result = _catalog_in_child(arguments.target, arguments.style, arguments.schema_target, arguments.check, hosts)
     if "error" in result:
         raise CommandError(result["error"])
     write(json_text(result["catalog"]), arguments.output)
@@ -47,14 +48,41 @@ def _catalog(arguments: argparse.Namespace) -> int:
         )
         return 1
     print(result["findings"], file=sys.stderr)
+    if hosts:
+        for line in result["host_findings"]:
+            print(line, file=sys.stderr)
+        count = len(result["host_findings"])
+        print(f"{count} finding(s) on {', '.join(hosts)}", file=sys.stderr)
     return 1 if result["failed"] else 0
 
 
-def _catalog_in_child(target: str, style: str | None, schema_target: str, check: bool) -> dict[str, Any]:
+def _host_names(option: str | None, check: bool, schema_target: str) -> list[str]:
+    """The profiles ``--host`` names (``all`` for every one), each once, in order."""
+    if option is None:
+        return []
+    if not check:
+        raise CommandError("--host checks the tools on hosts: give --check with it")
+    if schema_target != "mcp":
+        raise CommandError("--host checks what MCP hosts list: leave out --target (or give --target mcp)")
+    from pydantic_lenient.hosts import PROFILES
+
+    names = [name.strip() for name in option.split(",") if name.strip()]
+    if "all" in names:
+        return list(PROFILES)
+    unknown = [name for name in names if name not in PROFILES]
+    if unknown or not names:
+        named = ", ".join(map(repr, unknown)) or "(none)"
+        raise CommandError(f"--host: unknown host {named}; known: all, {', '.join(PROFILES)}")
+    return list(dict.fromkeys(names))
+
+
+def _catalog_in_child(
+    target: str, style: str | None, schema_target: str, check: bool, hosts: list[str] | None = None
+) -> dict[str, Any]:
     """What `_catalog_child` builds for ``target``, imported in a child process, so that nothing the
     target's code does (``os._exit(0)`` included) can pass for a catalog. The child's own output
     (the target's prints) goes to stderr."""
-    request = {"target": target, "style": style, "schema_target": schema_target, "check": check}
+    request = {"target": target, "style": style, "schema_target": schema_target, "check": check, "hosts": hosts or []}
     with tempfile.TemporaryDirectory(prefix="pydantic-lenient-catalog-") as directory:
         request_path, result_path = Path(directory, "request.json"), Path(directory, "result.json")
         request_path.write_text(json.dumps(request), encoding="utf-8")

@@ -1,6 +1,6 @@
 """The ``pydantic-lenient`` command line.
 
-    pydantic-lenient catalog TARGET [--style type-array|any-of|strict] [--target mcp|...] [--check] [--output FILE]
+    pydantic-lenient catalog TARGET [--style STYLE] [--target mcp|...] [--check [--host HOST,...]] [--output FILE]
     pydantic-lenient normalize --rules RULES.json --tool NAME ARGUMENTS_JSON
     pydantic-lenient stats STATS.json
     pydantic-lenient repair --schema SCHEMA.json [--tool NAME] ARGUMENTS_JSON
@@ -42,7 +42,7 @@ EXIT_CODES = "exit codes: 0 ok, 1 a check or repair failed, 2 bad usage or input
 
 # `pydantic_lenient.schema.STYLES` and `TARGETS`, written out (a test holds them equal): importing
 # those modules loads pydantic's JSON Schema generator, and the proxy starts its upstream before that.
-STYLES = ("type-array", "any-of", "strict")
+STYLES = ("type-array", "any-of", "strict", "portable")
 TARGETS = ("mcp", "mcp-draft-07", "openai", "anthropic", "gemini")
 
 
@@ -107,6 +107,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="audit for fields that are not lenient or advertise a bound hosts cannot check;"
         " exit 1 on an error, or when no tools are found",
+    )
+    catalog.add_argument(
+        "--host",
+        metavar="HOST,...",
+        help="with --check, also check each tool on these hosts (their profiles, or all): each shape a host"
+        " refuses or corrupts, and the fix; exit 1 on any",
     )
     catalog.add_argument("--output", metavar="FILE", help="write the catalog to FILE instead of stdout")
 

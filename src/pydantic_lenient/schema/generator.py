@@ -54,7 +54,7 @@ def generator_for(style: Style) -> type[LenientJsonSchema]:
     >>> generator_for("loose")
     Traceback (most recent call last):
       ...
-    ValueError: unknown style 'loose'; expected one of type-array, any-of, strict
+    ValueError: unknown style 'loose'; expected one of type-array, any-of, strict, portable
     """
     try:
         return _GENERATORS[style]

@@ -8,6 +8,9 @@ Every style is a rewrite of a finished JSON schema, at one stage, `apply_style`:
   refuse type arrays. The first two styles admit exactly the same JSON values.
 * ``"strict"``: canonical types only (``{"type": "integer"}``), while the validator stays lenient.
   For hosts that repair arguments against the schema themselves: a widened schema switches that off.
+* ``"portable"``: the ``any-of`` style adapted so that every profiled MCP host lists it and reads
+  it right (`pydantic_lenient.schema.portable`). It may admit more than the server takes (``1.5``
+  for an integer, a non-member inside an integer enum's range): the server refuses those clearly.
 
 The lenient types always render the same widened shape, whatever generator writes their schema
 (pydantic's own, FastMCP's, pydantic-ai's): an ``anyOf`` whose *first* branch is the canonical
@@ -45,6 +48,7 @@ from pydantic_lenient.types.forms import (
     pattern_without_null,
 )
 
+from .portable import portable_shape
 from .subschemas import Schema, transform_bottom_up
 
 # pydantic loads only for a model: the proxy restyles JSON schemas before it needs pydantic.
@@ -53,7 +57,7 @@ if TYPE_CHECKING:
 
 __all__ = ("STYLES", "Style", "apply_style")
 
-Style = Literal["type-array", "any-of", "strict"]
+Style = Literal["type-array", "any-of", "strict", "portable"]
 """How an ``inputSchema`` writes a lenient field: see `input_schema` for each style's shape.
 
 >>> from pydantic import TypeAdapter
@@ -67,7 +71,7 @@ STYLES: tuple[Style, ...] = get_args(Style)
 
 >>> from pydantic_lenient import STYLES
 >>> STYLES
-('type-array', 'any-of', 'strict')
+('type-array', 'any-of', 'strict', 'portable')
 """
 
 # Keywords that constrain only instances of one JSON type. A type union may be written as a type
@@ -368,6 +372,8 @@ def apply_style(source: type[BaseModel] | Mapping[str, Any], style: Style) -> di
       ...
     TypeError: apply_style needs a pydantic model class or a JSON schema, not [1]
     """
+    if style == "portable":  # a rewrite of the whole any-of document: it follows $refs from the root
+        return portable_shape(apply_style(source, "any-of"), lambda node: apply_style(node, "strict"))
     rewrite = _style_rewrite(style)
     if isinstance(source, type) and issubclass(source, _base_model()):
         schema: Any = source.model_json_schema(mode="validation")
@@ -395,8 +401,10 @@ def is_in_style(schema: Mapping[str, Any], style: Style) -> bool:
     >>> is_in_style({"type": ["integer", "null"]}, "type-array"), is_in_style({"type": ["integer", "null"]}, "any-of")
     (True, False)
     """
-    rewrite = _style_rewrite(style)
+    rewrite = _style_rewrite("any-of" if style == "portable" else style)
     restyled = transform_bottom_up(schema, lambda node: rewrite(_without_openapi_keywords(node)))
+    if style == "portable":
+        restyled = portable_shape(restyled, lambda node: apply_style(node, "strict"))
     return bool(restyled == schema)
 
 

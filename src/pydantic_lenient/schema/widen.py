@@ -445,7 +445,8 @@ def widen_schema(schema: Any, style: Style = "type-array", *, draft: Draft | Non
 
     ``style`` is how the string forms are written: ``"any-of"`` as extra ``anyOf`` branches,
     ``"type-array"`` (the default) flattened into type arrays where that means the same, and
-    ``"strict"`` not at all (the schema comes back as it was, for hosts that repair themselves).
+    ``"strict"`` not at all (the schema comes back as it was, for hosts that repair themselves), and
+    ``"portable"`` as ``"any-of"`` adapted for every profiled host (`pydantic_lenient.schema.portable`).
     A schema too large or deep to read within the widening's bounds also comes back as it was.
     ``draft`` is the dialect, as `Repairer` reads it: by default the one the schema's ``$schema``
     names, else 2020-12.
@@ -455,8 +456,8 @@ def widen_schema(schema: Any, style: Style = "type-array", *, draft: Draft | Non
     """
     if style == "strict":
         return schema
-    if style not in ("type-array", "any-of"):
-        raise ValueError(f"unknown style {style!r}; expected one of type-array, any-of, strict")
+    if style not in ("type-array", "any-of", "portable"):
+        raise ValueError(f"unknown style {style!r}; expected one of type-array, any-of, strict, portable")
     if draft is not None and draft not in DRAFTS:
         raise ValueError(f"draft {draft!r} is not one of {', '.join(DRAFTS)}")
     declared = schema.get("$schema") if isinstance(schema, Mapping) else None
@@ -465,9 +466,9 @@ def widen_schema(schema: Any, style: Style = "type-array", *, draft: Draft | Non
         widened = _Widener(schema, number).widen()
     except (OverBudget, RecursionError):
         return schema
-    if style == "type-array" and isinstance(widened, dict) and _moves_nothing_referenced(widened):
+    if style in ("type-array", "portable") and isinstance(widened, dict) and _moves_nothing_referenced(widened):
         try:
-            return apply_style(widened, "type-array")
+            return apply_style(widened, style)
         except RecursionError:  # a keyword copied as it is (``not``) nests too deep to restyle
             return schema
     return widened
