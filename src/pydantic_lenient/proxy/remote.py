@@ -53,7 +53,7 @@ import httpx2
 from .addresses import Redacting, shown_url, url_problem
 from .events import EventReader, EventTooLarge
 from .mcp_headers import MODERN_VERSIONS, modern_headers, param_headers_of
-from .messages import dumped, is_batch, members, parsed
+from .messages import dumped, exact, is_batch, members, parsed
 from .session import OWN_PREFIX
 from .streams import _MAX_LINE
 from .upstream import Peer, StartError
@@ -222,7 +222,7 @@ class HttpUpstream:
                 logger.error("could not send a message to the upstream (%s)", type(error).__name__)
 
     async def _send_one(self, line: bytes) -> None:
-        message = parsed(line) or members(line)
+        message = _message(line)
         request_id, method = message.get("id"), message.get("method")
         method = method if isinstance(method, str) else None
         if method == "initialize":
@@ -381,8 +381,8 @@ class HttpUpstream:
         try:
             data = await self._body(response, _MAX_ERROR_BODY)
         except _Unanswerable:
-            data = b""
-        message = parsed(data) if data else {}
+            return _Unanswerable(f"answered HTTP {status} with a body over {_MAX_ERROR_BODY} bytes", _INTERNAL_ERROR)
+        message = _message(data) if data else {}
         error = message.get("error")
         if isinstance(error, dict) and isinstance(error.get("code"), int) and "method" not in message:
             if message.get("id") != exchange.request_id:  # null, before the server read the id: the request's
@@ -492,7 +492,7 @@ class HttpUpstream:
 
     async def _deliver(self, body: bytes, exchange: _Exchange) -> bool:
         """Hand one message on as one line; False (nothing handed on) when it is not JSON-RPC."""
-        message = parsed(body) or members(body)
+        message = _message(body)
         if not message and not (is_batch(body) and body.rstrip().endswith(b"]")):
             return False
         await self.resumed.wait()  # the client is not keeping up: leave the rest in the socket
@@ -527,6 +527,15 @@ class HttpUpstream:
                         self.param_headers[tool["name"]] = headers
                 else:
                     self.param_headers.pop(tool["name"], None)
+
+
+def _message(body: bytes) -> dict[str, Any]:
+    """The JSON object ``body`` holds (its top-level members when too deep to parse), or {}."""
+    message = parsed(body)
+    if not message:
+        value = exact(body).value
+        message = value if isinstance(value, dict) else members(body)
+    return message
 
 
 def _content_type(response: httpx2.Response) -> str:
