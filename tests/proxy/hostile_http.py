@@ -146,11 +146,12 @@ async def through(
     headers: Sequence[tuple[str, str]] = (),
     wait_for: Callable[[Through], bool] | None = None,
     options: ProxyOptions | None = None,
-    close: bool = True,
+    linger: float = 0.0,
     **upstream: Any,
 ) -> Through:
     """The host's ``messages`` through the proxy to ``url``; what it got once each request is answered
-    (or ``wait_for`` holds). The session is closed as the command closes it (its counts saved)."""
+    (or ``wait_for`` holds), and ``linger`` seconds more. The session is closed as the command closes
+    it (its counts saved)."""
     proxy = Proxy(HttpUpstream(url, headers, **upstream), options or ProxyOptions(), host_transport="pipe")
     collected = _Collected()
     proxy.client_out = collected
@@ -172,8 +173,7 @@ async def through(
         deadline = loop.time() + ANSWER_WAIT
         while not done() and loop.time() < deadline:
             await asyncio.sleep(0.02)
-        await asyncio.sleep(0.1)  # a second answer, were there one, would come now
+        await asyncio.sleep(0.1 + linger)  # a second answer, were there one, would come now
     finally:
-        if close:
-            await proxy.close()
+        await proxy.close()
     return Through(collected.lines(), proxy.failure)

@@ -449,3 +449,34 @@ def test_a_modern_cancellation_closes_the_post_and_is_not_sent() -> None:
     assert "ping" in methods
     assert "notifications/cancelled" not in methods
     assert all(json.loads(line).get("id") != 1 for line in got.lines)  # cancelled: no answer is due
+
+
+def test_a_get_stream_that_keeps_breaking_is_given_up_after_the_sdks_tries() -> None:
+    """Only failures count: a stream broken off mid-chunk twice in a row is not opened again."""
+    gets: list[int] = []
+
+    async def respond(request: Request, writer: asyncio.StreamWriter) -> None:
+        if request.method == "GET":
+            gets.append(1)
+            head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+            writer.write(head + b"40\r\nretry: 10\n\n")  # a chunk of 64 bytes, cut short
+            await writer.drain()
+            writer.close()
+        elif request.message.get("method") == "initialize":
+            body = json.dumps({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25"}}).encode()
+            writer.write(http(200, body, "application/json", "mcp-session-id: abc"))
+        else:
+            writer.write(http(202))
+
+    messages: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+
+    async def exercise() -> None:
+        async with Hostile(respond) as server:
+            # Time for more tries, were there any (1 s apart by default).
+            await through(f"http://127.0.0.1:{server.port}/mcp", messages, linger=3.0)
+
+    run(exercise())
+    assert len(gets) == 2

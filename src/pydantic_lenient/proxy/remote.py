@@ -68,6 +68,8 @@ _CONNECT_TIMEOUT = 10.0
 _READ_TIMEOUT = 300.0  # seconds a request's answer may send nothing (the SDK's SSE read timeout)
 _RESUMPTIONS = 2  # failed tries to resume a stream (the SDK's MAX_RECONNECTION_ATTEMPTS); a normal end resets
 _RESUME_DELAY = 1.0  # seconds before a resumption when the server named no retry interval
+_BROKEN = (httpx2.TransportError, httpx2.StreamError, httpx2.DecodingError)  # a stream that broke off
+_NO_READ_DEADLINE = httpx2.Timeout(_CONNECT_TIMEOUT, read=None)
 _MAX_ERROR_BODY = 1024 * 1024  # an HTTP error's body: a JSON-RPC error is small
 _MAX_TOOLS = 100_000  # tools whose x-mcp-header annotations are remembered
 _HTTP_LOGGERS = (
@@ -155,7 +157,10 @@ class HttpUpstream:
         problem = url_problem(self.url)
         if problem is not None:
             raise StartError(f"cannot reach the upstream MCP server `{self.name}`: {problem}")
-        url = httpx2.URL(self.url)
+        try:
+            url = httpx2.URL(self.url)
+        except Exception:  # httpx2's own rules (an IDNA host, say): one line, never the URL
+            raise StartError(f"cannot reach the upstream MCP server `{self.name}`: the URL cannot be read") from None
         port = url.port or (443 if url.scheme == "https" else 80)
         try:  # reachable now, so a wrong URL is one clear error at once, not a first call that fails
             _, writer = await asyncio.wait_for(asyncio.open_connection(url.host, port), _CONNECT_TIMEOUT)
@@ -318,7 +323,9 @@ class HttpUpstream:
         none is due)."""
         assert self.client is not None
         headers = {**exchange.headers, "content-type": "application/json"}
-        async with self.client.stream("POST", self.url, content=body, headers=headers) as response:
+        # A listen stream stays open while nothing changes: no read deadline (the pings watch the server).
+        timeout = _NO_READ_DEADLINE if exchange.method == "subscriptions/listen" else httpx2.USE_CLIENT_DEFAULT
+        async with self.client.stream("POST", self.url, content=body, headers=headers, timeout=timeout) as response:
             self._take_session(response)
             status = response.status_code
             if exchange.request_id is None and not exchange.batch:  # a notification or a reply: nothing is due
@@ -413,7 +420,12 @@ class HttpUpstream:
         """The POST's SSE stream, resumed with ``Last-Event-ID`` while it breaks before the answer:
         a normal end resets the count of tries, as the SDK's client does; only failures count."""
         reader = EventReader(self.max_message)
-        problem = await self._events(response, reader, exchange)
+        try:
+            problem = await self._events(response, reader, exchange)
+        except httpx2.TimeoutException:
+            raise  # the request's deadline: answered as such
+        except _BROKEN:
+            problem = None  # resumed below, when it can be
         failures = 0
         while not exchange.answered and problem is None:
             if reader.last_id is None:
@@ -431,7 +443,9 @@ class HttpUpstream:
                         continue
                     reader = EventReader(self.max_message, reader.last_id, reader.retry)
                     problem = await self._events(resumed, reader, exchange)
-            except (httpx2.TransportError, httpx2.StreamError):
+            except httpx2.TimeoutException:
+                raise
+            except _BROKEN:
                 failures += 1
                 continue
             # Ended normally: the count starts again, unless the stream brought nothing new.
@@ -442,7 +456,7 @@ class HttpUpstream:
         self, response: httpx2.Response, reader: EventReader, exchange: _Exchange
     ) -> _Unanswerable | None:
         """Hand on each event's message until the answer (then the stream is left); None when the
-        stream ended or broke (the caller resumes it), or the problem that ends the request."""
+        stream ended, or the problem that ends the request. A broken stream raises (`_BROKEN`)."""
         try:
             async for chunk in response.aiter_bytes():
                 for event in reader.feed(chunk):
@@ -452,8 +466,6 @@ class HttpUpstream:
                         return None
         except EventTooLarge as error:
             return _Unanswerable(str(error), _INTERNAL_ERROR)
-        except (httpx2.TransportError, httpx2.StreamError, httpx2.DecodingError):
-            return None  # broken: resumed if it can be
         return None
 
     def _get(self, last_id: str | None) -> Any:
@@ -480,7 +492,9 @@ class HttpUpstream:
                         failures += 1
                     else:
                         failures = 0
-            except (httpx2.TransportError, httpx2.StreamError):
+            except httpx2.TimeoutException:
+                pass  # a quiet server, not a failing one: reconnect, as after a normal end
+            except _BROKEN:
                 failures += 1
             except Exception as error:  # never a traceback from a background task
                 logger.warning("the GET stream of `%s` failed (%s)", self.name, type(error).__name__)
