@@ -105,12 +105,17 @@ def _url_secrets(url: str) -> list[str]:
 
 class Redacting(logging.Filter):
     """Takes the secrets of an upstream (its URL beyond scheme, host and port; its header values)
-    out of every record it sees, in each spelling (`_spellings`)."""
+    out of every record it sees, in each spelling (`_spellings`). ``urls``: the URL as given, and as
+    the HTTP client writes it (its own percent-encoding, which leaves some characters `quote` encodes).
 
-    def __init__(self, url: str, header_values: Iterable[str]) -> None:
+    >>> Redacting(["http://h/mcp/s/TOKEN/mcp?key=a b"], ["Bearer xyz"]).redacted("GET /mcp/s/TOKEN/mcp?key=a%20b")
+    'GET [redacted]?[redacted]=[redacted]'
+    """
+
+    def __init__(self, urls: Iterable[str], header_values: Iterable[str]) -> None:
         super().__init__()
         forms: set[str] = set()
-        for secret in [*_url_secrets(url), *header_values]:
+        for secret in [*(part for url in urls for part in _url_secrets(url)), *header_values]:
             forms |= _spellings(secret)
         # The longest first, so that a secret inside another is not left half-replaced.
         self.secrets: Sequence[str] = sorted(forms, key=len, reverse=True)

@@ -101,7 +101,8 @@ def param_headers_of(input_schema: Any) -> dict[tuple[str, ...], str]:
         token = node["x-mcp-header"]
         if not path or not isinstance(token, str) or not _TOKEN.fullmatch(token):
             return {}
-        if node.get("type") not in _HEADER_TYPES or token.lower() in seen:
+        kind = node.get("type")
+        if not isinstance(kind, str) or kind not in _HEADER_TYPES or token.lower() in seen:
             return {}
         seen.add(token.lower())
         found[path] = token

@@ -137,7 +137,7 @@ class HttpUpstream:
         self.headers = dict(headers)
         self.max_message = max_message
         self.read_timeout = read_timeout
-        self.redacting = Redacting(url, self.headers.values())
+        self.redacting = Redacting([url, *_as_sent(url)], self.headers.values())
         self.client: httpx2.AsyncClient | None = None
         self.session: str | None = None
         self.version: str | None = None
@@ -541,6 +541,14 @@ class HttpUpstream:
                         self.param_headers[tool["name"]] = headers
                 else:
                     self.param_headers.pop(tool["name"], None)
+
+
+def _as_sent(url: str) -> list[str]:
+    """``url`` as httpx2 writes it in its log records (its own percent-encoding), if it can read it."""
+    try:
+        return [str(httpx2.URL(url))]
+    except Exception:
+        return []
 
 
 def _message(body: bytes) -> dict[str, Any]:
