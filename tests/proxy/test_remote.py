@@ -480,3 +480,19 @@ def test_a_get_stream_that_keeps_breaking_is_given_up_after_the_sdks_tries() -> 
 
     run(exercise())
     assert len(gets) == 2
+
+
+def test_an_upstream_made_in_python_with_a_header_it_cannot_send_does_not_start() -> None:
+    from pydantic_lenient.proxy.remote import HttpUpstream
+    from pydantic_lenient.proxy.upstream import StartError
+
+    async def exercise() -> str:
+        async with Hostile(always(http(202))) as server:
+            upstream = HttpUpstream(f"http://127.0.0.1:{server.port}/mcp", [("X-Key", "é-s3cret")])
+            with pytest.raises(StartError) as raised:
+                await upstream.start()
+            return str(raised.value)
+
+    error = run(exercise())
+    assert error.endswith("the header X-Key: its value must be printable ASCII (no line breaks or control characters)")
+    assert "s3cret" not in error

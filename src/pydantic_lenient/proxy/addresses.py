@@ -115,7 +115,9 @@ class Redacting(logging.Filter):
     def __init__(self, urls: Iterable[str], header_values: Iterable[str]) -> None:
         super().__init__()
         forms: set[str] = set()
-        for secret in [*(part for url in urls for part in _url_secrets(url)), *header_values]:
+        values = list(header_values)
+        words = [word for value in values for word in value.split()]  # "Bearer TOKEN": TOKEN alone too
+        for secret in [*(part for url in urls for part in _url_secrets(url)), *values, *words]:
             forms |= _spellings(secret)
         # The longest first, so that a secret inside another is not left half-replaced.
         self.secrets: Sequence[str] = sorted(forms, key=len, reverse=True)

@@ -50,7 +50,7 @@ from typing import Any
 
 import httpx2
 
-from .addresses import Redacting, shown_url, url_problem
+from .addresses import Redacting, header_problem, shown_url, url_problem
 from .events import EventReader, EventTooLarge
 from .mcp_headers import MODERN_VERSIONS, modern_headers, param_headers_of
 from .messages import dumped, exact, is_batch, members, parsed
@@ -154,7 +154,7 @@ class HttpUpstream:
         self.peer = peer
 
     async def start(self) -> None:
-        problem = url_problem(self.url)
+        problem = url_problem(self.url) or next(filter(None, (header_problem(*h) for h in self.headers.items())), None)
         if problem is not None:
             raise StartError(f"cannot reach the upstream MCP server `{self.name}`: {problem}")
         try:
