@@ -315,22 +315,38 @@ def test_a_header_or_url_a_request_cannot_carry_is_one_line_and_exit_code_2(argu
 SECRETS = ("PASSWORD-9", "PATHTOKEN-9", "QSECRET-9", "HEADERVALUE-9")
 
 
-def test_no_secret_reaches_a_log_record_or_an_answer(caplog: pytest.LogCaptureFixture) -> None:
+async def _listing_then_down(request: Request, writer: asyncio.StreamWriter) -> None:
+    if request.message.get("method") == "tools/list":
+        tool = {"name": "t", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}
+        writer.write(http(200, json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool]}}).encode()))
+    else:
+        writer.write(http(500, b"down", "text/plain"))
+
+
+def test_no_secret_reaches_a_log_record_an_answer_or_the_log_dir(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
     """Userinfo, a token in the path, a query the HTTP client re-encodes (``%20``, ``+``), a header
-    value: in no record of any logger at DEBUG (httpx2 logs each URL at INFO), and in no answer."""
+    value: in no record of any logger at DEBUG (httpx2 logs each URL at INFO), in no answer, and in
+    no file of the log directory (where the failed call is recorded)."""
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t", "arguments": {"n": "3"}}}
 
     async def exercise() -> Through:
-        async with Hostile(always(http(500, b"down", "text/plain"))) as server:
+        async with Hostile(_listing_then_down) as server:
             url = (
                 f"http://user:PASSWORD-9@127.0.0.1:{server.port}/mcp/s/PATHTOKEN-9/mcp?key=QSECRET-9%20x&b=QSECRET-9+y"
             )
-            return await through(url, [CASE], headers=[("X-Api-Key", "HEADERVALUE-9")])
+            messages = [{**CASE, "method": "tools/list"}, call]
+            options = ProxyOptions(log_dir=tmp_path)
+            return await through(url, messages, headers=[("X-Api-Key", "HEADERVALUE-9")], options=options)
 
     with caplog.at_level(logging.DEBUG):
         got = run(exercise())
-    assert "answered HTTP 500" in got.answer(1)["error"]["message"]
+    assert "answered HTTP 500" in got.answer(2)["error"]["message"]
     assert any(record.name.startswith("httpx2") for record in caplog.records), "httpx2 logged its requests"
-    outputs = [b"".join(got.lines).decode()] + [
+    written = [path.read_text(errors="replace") for path in tmp_path.rglob("*") if path.is_file()]
+    assert any("error" in text for text in written), "the failed call is in the log dir"
+    outputs = [b"".join(got.lines).decode(), *written] + [
         f"{record.getMessage()} {record.args!r} {record.__dict__!r}" for record in caplog.records
     ]
     for text in outputs:
