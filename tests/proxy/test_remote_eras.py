@@ -23,7 +23,7 @@ require("mcp")
 import httpx2  # noqa: E402
 from mcp.client import Client  # noqa: E402
 
-from .test_proxy import HANG_GUARD, ROOT, TOKEN, Remote, _serving, proxied  # noqa: E402
+from .test_proxy import EVERYTHING, HANG_GUARD, ROOT, TOKEN, Remote, _node, _serving, proxied  # noqa: E402
 
 AUTHORIZATION = (("Authorization", f"Bearer {TOKEN}"),)
 MODES = ["2026-07-28", "auto", "legacy"]
@@ -106,3 +106,30 @@ def test_the_servers_header_check_is_real(dual_era_app: Remote) -> None:
     assert _run(post(None))["error"]["code"] == -32020
     assert _run(post("5"))["error"]["code"] == -32020
     assert "error" not in _run(post("7"))
+
+
+@pytest.fixture(scope="module")
+def handshake_only_app() -> Iterator[Remote]:
+    """server-everything's streamableHttp mode: a TypeScript server with no 2026-07-28 era."""
+    loopback = ROOT / "tests" / "upstream" / "loopback.mjs"
+    with _serving([_node(), "--import", str(loopback), str(EVERYTHING / "index.js"), "streamableHttp"]) as port:
+        yield Remote(f"http://127.0.0.1:{port}/mcp")
+
+
+def test_a_negotiating_client_falls_back_through_url_as_it_does_direct(handshake_only_app: Remote) -> None:
+    """The server refuses ``server/discover``; the proxy passes its answer on as sent, so the client
+    falls back to the handshake exactly as it does talking to the server itself."""
+
+    async def exercise(server: Any) -> tuple[str, str]:
+        async with Client(server, mode="auto") as client:
+            echoed = await client.call_tool("echo", {"message": 5})  # a number for a string: repaired
+            return client.protocol_version, echoed.content[0].text  # type: ignore[union-attr]
+
+    async def direct() -> str:
+        async with Client(handshake_only_app.url, mode="auto") as client:
+            return client.protocol_version
+
+    version, text = _run(exercise(proxied(handshake_only_app)))
+    assert version == _run(direct())
+    assert version != "2026-07-28"
+    assert text == "Echo: 5"
