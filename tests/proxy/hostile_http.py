@@ -141,7 +141,7 @@ class Through:
 
 async def through(
     url: str,
-    messages: Sequence[dict[str, Any]],
+    messages: Sequence[dict[str, Any] | list[dict[str, Any]]],
     *,
     headers: Sequence[tuple[str, str]] = (),
     wait_for: Callable[[Through], bool] | None = None,
@@ -156,7 +156,9 @@ async def through(
     collected = _Collected()
     proxy.client_out = collected
     await proxy.start()
-    ids = [message["id"] for message in messages if "id" in message and "method" in message]
+    ids = [
+        message["id"] for message in messages if isinstance(message, dict) and "id" in message and "method" in message
+    ]
     try:
         for message in messages:
             proxy.client_lines([json.dumps(message).encode() + b"\n"])

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tracemalloc
 import zlib
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -40,7 +40,7 @@ def run(coroutine: Awaitable[T]) -> T:
     return asyncio.run(guarded())
 
 
-def answered(respond: Any, messages: list[dict[str, Any]] | None = None, **options: Any) -> Through:
+def answered(respond: Any, messages: Sequence[dict[str, Any] | list[dict[str, Any]]] = (), **options: Any) -> Through:
     """The host's ``messages`` (one request, by default) through the proxy to a server answering with ``respond``."""
 
     async def exercise() -> Through:
@@ -512,3 +512,25 @@ def test_an_upstream_made_in_python_with_a_header_it_cannot_send_does_not_start(
     error = run(exercise())
     assert error.endswith("the header X-Key: its value must be printable ASCII (no line breaks or control characters)")
     assert "s3cret" not in error
+
+
+def test_a_batch_is_posted_whole_and_its_answers_go_on_as_they_came(caplog: pytest.LogCaptureFixture) -> None:
+    """JSON-RPC batches (before 2025-06-18): one POST, its answer (an array) handed on, no warning."""
+    answers = [{"jsonrpc": "2.0", "id": 1, "result": {}}, {"jsonrpc": "2.0", "id": 2, "result": {}}]
+
+    async def respond(request: Request, writer: asyncio.StreamWriter) -> None:
+        writer.write(http(200, json.dumps(answers).encode()))
+
+    batch = [{**CASE, "id": 1}, {**CASE, "id": 2}]
+
+    async def exercise() -> tuple[Through, list[Request]]:
+        async with Hostile(respond) as server:
+            proxy_url = f"http://127.0.0.1:{server.port}/mcp"
+            got = await through(proxy_url, [batch], wait_for=lambda got: bool(got.lines))
+            return got, server.requests
+
+    with caplog.at_level(logging.WARNING, "pydantic_lenient.proxy"):
+        got, requests = run(exercise())
+    assert [json.loads(request.body) for request in requests] == [batch]
+    assert [json.loads(line) for line in got.lines] == [answers]
+    assert not caplog.records

@@ -347,7 +347,9 @@ class HttpUpstream:
                 return _Unanswerable("answered HTTP 200 with an empty body")
             if not await self._deliver(data, exchange):
                 return _Unanswerable(f"answered HTTP 200 with a body that is not JSON-RPC ({len(data)} bytes)")
-            return None if exchange.answered else _Unanswerable("answered with JSON that is not this request's answer")
+            if exchange.answered or exchange.batch:  # a batch's answers go on as they came
+                return None
+            return _Unanswerable("answered with JSON that is not this request's answer")
 
     def _take_session(self, response: httpx2.Response) -> None:
         session = response.headers.get(_SESSION_HEADER)
@@ -427,7 +429,7 @@ class HttpUpstream:
         except _BROKEN:
             problem = None  # resumed below, when it can be
         failures = 0
-        while not exchange.answered and problem is None:
+        while not exchange.answered and not exchange.batch and problem is None:
             if reader.last_id is None:
                 return _Unanswerable("closed its SSE stream before the answer, with no event id to resume it")
             if failures >= _RESUMPTIONS:
