@@ -24,6 +24,8 @@ from tests.sdks import require
 
 require("httpx2")
 
+import httpx2  # noqa: E402
+
 from pydantic_lenient.proxy.core import ProxyOptions  # noqa: E402
 
 from .hostile_http import Hostile, Request, Through, http, message_event, sse, through  # noqa: E402
@@ -94,9 +96,9 @@ HOSTILE_CASES = {
         "redirects to https://other.example:8443: use that URL",
         -32600,
     ),
-    "empty 200": (always(http(200, b"")), "answered HTTP 200 with an empty body", -32000),
+    "empty 200": (always(http(200, b"")), "answered HTTP 200 with an empty body", -32700),
     "html 200": (always(http(200, b"<html>hi</html>", "text/html")), "with `text/html`, not JSON", -32600),
-    "json 200 that is html": (always(http(200, b"<html>hi</html>")), "a body that is not JSON-RPC", -32000),
+    "json 200 that is html": (always(http(200, b"<html>hi</html>")), "a body that is not JSON-RPC", -32700),
     "truncated 200": (
         closing(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n" + b'{"jsonrpc":'),
         "broke the connection",
@@ -105,14 +107,14 @@ HOSTILE_CASES = {
     "truncated 200 without a length": (
         closing(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n" + b'{"jsonrpc":'),
         "a body that is not JSON-RPC",
-        -32000,
+        -32700,
     ),
     "sse closing with no event id": (
         closing(sse(message_event({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}))),
         "closed its SSE stream before the answer, with no event id to resume it",
         -32000,
     ),
-    "sse event that is not json": (closing(sse(b"data: <html>")), "sent an SSE event that is not JSON-RPC", -32000),
+    "sse event that is not json": (closing(sse(b"data: <html>")), "sent an SSE event that is not JSON-RPC", -32700),
     "resumptions run out": (_resumable_but_never_resumed, "tries to resume it failed", -32000),
     "http 500 without a json-rpc body": (
         always(http(500, b"oops", "text/plain")),
@@ -134,6 +136,41 @@ def test_every_request_is_answered_once_with_an_error_naming_the_cause(case: str
     assert answer["error"]["message"].startswith("the upstream MCP server `http://127.0.0.1:")
     assert "/mcp" not in answer["error"]["message"]  # scheme, host and port only
     assert [line for line in got.answers if "method" not in line] == [answer]
+
+
+# The cases the official SDK's client answers with an error too (it raises on the others: a body
+# cut short of its length, resumptions that fail, and its read timeout).
+SDK_ANSWERS = [
+    case for case in HOSTILE_CASES if case not in ("truncated 200", "resumptions run out", "no answer at all")
+]
+
+
+@pytest.mark.parametrize("case", SDK_ANSWERS)
+def test_the_sdks_client_answers_the_same_case_with_the_same_code(case: str) -> None:
+    """Matched case by case: the official SDK's Streamable HTTP client, on the same server."""
+    require("mcp")
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.message import SessionMessage
+    from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
+
+    respond, _, code = HOSTILE_CASES[case]
+
+    async def exercise() -> Any:
+        async with (
+            Hostile(respond) as server,
+            httpx2.AsyncClient(timeout=httpx2.Timeout(5, read=5)) as client,
+            streamable_http_client(f"http://127.0.0.1:{server.port}/mcp", http_client=client) as (read, write),
+        ):
+            await write.send(SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=1, method="test/case", params={})))
+            while True:
+                received = await read.receive()
+                assert not isinstance(received, Exception)
+                if isinstance(received.message, JSONRPCError | JSONRPCResponse):
+                    return received.message
+
+    answer = run(exercise())
+    assert isinstance(answer, JSONRPCError)
+    assert answer.error.code == code
 
 
 def test_an_sse_event_over_the_limit_ends_that_request_only() -> None:

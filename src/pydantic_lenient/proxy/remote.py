@@ -83,6 +83,7 @@ _HTTP_LOGGERS = (
 )
 _DIGITS = re.compile(r"[0-9]{1,18}")
 _VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")  # what a session id may hold (MCP)
+_PARSE_ERROR = -32700  # the codes the official SDK's client answers each case with
 _INVALID_REQUEST = -32600
 _METHOD_NOT_FOUND = -32601
 _INTERNAL_ERROR = -32603
@@ -344,9 +345,11 @@ class HttpUpstream:
                 return _Unanswerable(f"answered HTTP 200 with {shown}, not JSON or an SSE stream", _INVALID_REQUEST)
             data = await self._body(response, self.max_message)
             if not data.strip():
-                return _Unanswerable("answered HTTP 200 with an empty body")
+                return _Unanswerable("answered HTTP 200 with an empty body", _PARSE_ERROR)
             if not await self._deliver(data, exchange):
-                return _Unanswerable(f"answered HTTP 200 with a body that is not JSON-RPC ({len(data)} bytes)")
+                return _Unanswerable(
+                    f"answered HTTP 200 with a body that is not JSON-RPC ({len(data)} bytes)", _PARSE_ERROR
+                )
             if exchange.answered or exchange.batch:  # a batch's answers go on as they came
                 return None
             return _Unanswerable("answered with JSON that is not this request's answer")
@@ -463,7 +466,8 @@ class HttpUpstream:
             async for chunk in response.aiter_bytes():
                 for event in reader.feed(chunk):
                     if event.data.strip() and not await self._deliver(event.data, exchange):
-                        return _Unanswerable(f"sent an SSE event that is not JSON-RPC ({len(event.data)} bytes)")
+                        problem = f"sent an SSE event that is not JSON-RPC ({len(event.data)} bytes)"
+                        return _Unanswerable(problem, _PARSE_ERROR)
                     if exchange.answered:
                         return None
         except EventTooLarge as error:
