@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import subprocess
 import sys
 import tracemalloc
@@ -32,6 +33,8 @@ from .hostile_http import Hostile, Request, Through, http, message_event, sse, t
 
 T = TypeVar("T")
 GUARD = 60.0
+ROOT = Path(__file__).resolve().parents[2]
+ENVIRONMENT = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
 CASE = {"jsonrpc": "2.0", "id": 1, "method": "test/case", "params": {}}
 
 
@@ -337,6 +340,7 @@ def test_a_header_or_url_a_request_cannot_carry_is_one_line_and_exit_code_2(argu
         stdin=subprocess.DEVNULL,
         capture_output=True,
         timeout=GUARD,
+        env=ENVIRONMENT,
     )
     stderr = completed.stderr.decode()
     assert completed.returncode == 2
@@ -571,3 +575,39 @@ def test_a_batch_is_posted_whole_and_its_answers_go_on_as_they_came(caplog: pyte
     assert [json.loads(request.body) for request in requests] == [batch]
     assert [json.loads(line) for line in got.lines] == [answers]
     assert not caplog.records
+
+
+def test_the_command_ends_a_hostile_session_in_one_line_and_saves_its_counts(tmp_path: Path) -> None:
+    """Through the command: a session id of ``sé``, then a DELETE that fails. One line on stderr, no
+    traceback, only JSON-RPC on stdout, and the counts saved."""
+
+    async def respond(request: Request, writer: asyncio.StreamWriter) -> None:
+        body = json.dumps({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25"}}).encode()
+        writer.write(http(200, body).replace(b"\r\n\r\n", b"\r\nmcp-session-id: s\xe9\r\n\r\n", 1))
+
+    initialize = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}
+
+    async def exercise() -> tuple[int, bytes, bytes]:
+        async with Hostile(respond) as server:
+            command = [sys.executable, "-m", "pydantic_lenient", "proxy", "--log-dir", str(tmp_path)]
+            process = await asyncio.create_subprocess_exec(
+                *command,
+                "--url",
+                f"http://127.0.0.1:{server.port}/mcp/s/PATHTOKEN-9/mcp",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=ENVIRONMENT,
+            )
+            stdout, stderr = await process.communicate(json.dumps(initialize).encode() + b"\n")
+            return await process.wait(), stdout, stderr
+
+    code, stdout, stderr = run(exercise())
+    assert code == 1
+    lines = stderr.decode().strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "sent a session id that is not visible ASCII" in lines[0]
+    assert "PATHTOKEN-9" not in stderr.decode() + stdout.decode()
+    answers = [json.loads(line) for line in stdout.splitlines()]
+    assert [answer["id"] for answer in answers] == [0]
+    assert (tmp_path / "repair-stats.json").exists()
