@@ -63,6 +63,19 @@ async def resumable(steps: StrictInt, ctx: Context) -> str:
     return f"done in {steps} steps"
 
 
+@server.tool(name="big")
+def big(kilobytes: StrictInt) -> str:
+    """A large result (a file, an image): over httpx2's 1 MiB SSE default, within the proxy's cap."""
+    return "x" * (kilobytes * 1024)
+
+
+@server.tool(name="regional")
+def regional(region: Annotated[StrictInt, Field(json_schema_extra={"x-mcp-header": "Region"})], note: str = "") -> str:
+    """Mirrors ``region`` into an ``Mcp-Param-Region`` header in the 2026-07-28 era; the server refuses
+    a header that disagrees with the body (-32020)."""
+    return f"region {region}{note}"
+
+
 class _Events(EventStore):
     """Every event kept in memory, in order, for replay after a Last-Event-ID."""
 

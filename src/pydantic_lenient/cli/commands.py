@@ -274,12 +274,15 @@ def _proxy(arguments: argparse.Namespace) -> int:
     headers = []
     for header in arguments.header:
         name, colon, value = header.partition(":")
-        if not colon or not name.strip() or not name.strip().isascii() or any(c in header for c in "\r\n"):
+        if not colon or not name.strip() or any(c in header for c in "\r\n"):
             raise CommandError("--header takes NAME:VALUE, with a name and no line breaks")  # never echo the value
         headers.append((name.strip(), value.strip()))
+    try:  # a URL or a header value a request cannot carry: one line, never the value
+        upstream = UpstreamSpec(arguments.upstream, url=arguments.url, headers=headers)
+    except ValueError as error:
+        raise CommandError(f"--url/--header: {error}") from None
     setup = _telemetry()
     try:
-        upstream = UpstreamSpec(arguments.upstream, url=arguments.url, headers=headers)
         options = ProxyOptions(
             style=arguments.style,
             normalizer=normalizer,

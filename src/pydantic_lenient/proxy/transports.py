@@ -39,6 +39,12 @@ class UpstreamSpec:
             raise ValueError("give an upstream command or a url, not both")
         if self.headers and self.url is None:
             raise ValueError("headers go to a url, not to a command")
+        from .addresses import header_problem, url_problem  # the standard library only
+
+        problem = url_problem(self.url) if self.url is not None else None
+        problem = problem or next(filter(None, (header_problem(*header) for header in self.headers)), None)
+        if problem is not None:  # one line that never holds the URL or a header's value
+            raise ValueError(problem)
         object.__setattr__(self, "command", tuple(self.command))
         object.__setattr__(self, "headers", tuple(self.headers))
 
