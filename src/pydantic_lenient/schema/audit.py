@@ -296,7 +296,8 @@ def _only_adds_null_text(lenient: Any, written: Any) -> bool:
     markers = [marker for marker in metadata if not isinstance(marker, NullText)]
     if len(markers) == len(metadata):
         return False
-    return (_ANNOTATED[(base, *markers)] if markers else base) == written
+    parts = (base, *markers)
+    return bool((_ANNOTATED[parts] if markers else base) == written)
 
 
 def _is_strict_scalar(member: Any) -> bool:
