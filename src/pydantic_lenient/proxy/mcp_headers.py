@@ -21,7 +21,14 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-__all__ = ("MODERN_VERSIONS", "PROTOCOL_VERSION_KEY", "encode_header_value", "modern_headers", "param_headers_of")
+__all__ = (
+    "MODERN_VERSIONS",
+    "PROTOCOL_VERSION_KEY",
+    "encode_header_value",
+    "listed_param_headers",
+    "modern_headers",
+    "param_headers_of",
+)
 
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"  # in a request's params._meta
 MODERN_VERSIONS = frozenset({"2026-07-28"})  # the eras with per-request versions and no session
@@ -107,6 +114,15 @@ def param_headers_of(input_schema: Any) -> dict[tuple[str, ...], str]:
         seen.add(token.lower())
         found[path] = token
     return found
+
+
+def listed_param_headers(message: Mapping[str, Any]) -> Iterator[tuple[str, dict[tuple[str, ...], str]]]:
+    """Each tool a ``tools/list`` answer lists, with its ``x-mcp-header`` annotations (empty: none)."""
+    result = message.get("result")
+    tools = result.get("tools") if isinstance(result, Mapping) else None
+    for tool in tools if isinstance(tools, list) else ():
+        if isinstance(tool, Mapping) and isinstance(tool.get("name"), str):
+            yield tool["name"], param_headers_of(tool.get("inputSchema"))
 
 
 def _rendered(value: Any) -> str | None:

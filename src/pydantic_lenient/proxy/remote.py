@@ -24,7 +24,7 @@ A JSON-RPC error in any HTTP answer reaches the host as the server sent it (only
 the request's). Nothing that is not one JSON-RPC message ever reaches the host.
 
 **Every body is bounded**, after decompression: a JSON answer and an SSE event at ``max_message``
-bytes (the stdio side's cap), an error body at ``_MAX_ERROR_BODY``. Over it ends that request, not
+bytes (the stdio side's cap), an error body at ``MAX_ERROR_BODY``. Over it ends that request, not
 the process.
 
 **No secret in any output**: errors name the server by scheme, host and port only
@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import logging
 import re
 from collections.abc import Sequence
@@ -50,10 +49,23 @@ from typing import Any
 
 import httpx2
 
-from .addresses import Redacting, header_problem, shown_url, url_problem
+from .addresses import header_problem, shown_url, url_problem
 from .events import EventReader, EventTooLarge
-from .mcp_headers import MODERN_VERSIONS, modern_headers, param_headers_of
-from .messages import dumped, exact, is_batch, members, parsed
+from .http_answers import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    MAX_ERROR_BODY,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    Unanswerable,
+    bounded_body,
+    content_type_of,
+    message_of,
+    redirect_reason,
+)
+from .http_logs import redact_http_logs, redacting_for, stop_redacting_http_logs
+from .mcp_headers import MODERN_VERSIONS, listed_param_headers, modern_headers
+from .messages import dumped, is_batch
 from .session import OWN_PREFIX
 from .streams import _MAX_LINE
 from .upstream import Peer, StartError
@@ -70,32 +82,8 @@ _RESUMPTIONS = 2  # failed tries to resume a stream (the SDK's MAX_RECONNECTION_
 _RESUME_DELAY = 1.0  # seconds before a resumption when the server named no retry interval
 _BROKEN = (httpx2.TransportError, httpx2.StreamError, httpx2.DecodingError)  # a stream that broke off
 _NO_READ_DEADLINE = httpx2.Timeout(_CONNECT_TIMEOUT, read=None)
-_MAX_ERROR_BODY = 1024 * 1024  # an HTTP error's body: a JSON-RPC error is small
 _MAX_TOOLS = 100_000  # tools whose x-mcp-header annotations are remembered
-_HTTP_LOGGERS = (
-    "httpx2",
-    "httpcore2",
-    "httpcore2.connection",
-    "httpcore2.http11",
-    "httpcore2.http2",
-    "httpcore2.proxy",
-    "httpcore2.socks",
-)
-_DIGITS = re.compile(r"[0-9]{1,18}")
 _VISIBLE_ASCII = re.compile(r"[\x21-\x7e]+")  # what a session id may hold (MCP)
-_PARSE_ERROR = -32700  # the codes the official SDK's client answers each case with
-_INVALID_REQUEST = -32600
-_METHOD_NOT_FOUND = -32601
-_INTERNAL_ERROR = -32603
-_CONNECTION_CLOSED = -32000
-
-
-class _Unanswerable(Exception):
-    """The request's answer cannot come: why (one line, no secret), and the JSON-RPC code to say it with."""
-
-    def __init__(self, reason: str, code: int = _CONNECTION_CLOSED) -> None:
-        super().__init__(reason)
-        self.code = code
 
 
 @dataclass
@@ -138,7 +126,7 @@ class HttpUpstream:
         self.headers = dict(headers)
         self.max_message = max_message
         self.read_timeout = read_timeout
-        self.redacting = Redacting([url, *_as_sent(url)], self.headers.values())
+        self.redacting = redacting_for(url, self.headers.values())
         self.client: httpx2.AsyncClient | None = None
         self.session: str | None = None
         self.version: str | None = None
@@ -169,8 +157,7 @@ class HttpUpstream:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else "no connection"
             raise StartError(f"cannot reach the upstream MCP server `{self.name}`: {reason}") from None
         writer.close()
-        for name in _HTTP_LOGGERS:
-            logging.getLogger(name).addFilter(self.redacting)
+        redact_http_logs(self.redacting)
         self.client = httpx2.AsyncClient(
             headers=self.headers,
             # Loading the CA bundle costs tens of ms at start-up: only an https URL needs it (a plain
@@ -204,8 +191,7 @@ class HttpUpstream:
                 )
         with contextlib.suppress(Exception):
             await self.client.aclose()
-        for name in _HTTP_LOGGERS:
-            logging.getLogger(name).removeFilter(self.redacting)
+        stop_redacting_http_logs(self.redacting)
 
     # ---- sending
 
@@ -228,7 +214,7 @@ class HttpUpstream:
                 logger.error("could not send a message to the upstream (%s)", type(error).__name__)
 
     async def _send_one(self, line: bytes) -> None:
-        message = _message(line)
+        message = message_of(line)
         request_id, method = message.get("id"), message.get("method")
         method = method if isinstance(method, str) else None
         if method == "initialize":
@@ -287,22 +273,22 @@ class HttpUpstream:
 
     async def _post(self, body: bytes, exchange: _Exchange) -> None:
         assert self.client is not None
-        problem: _Unanswerable | None = None
+        problem: Unanswerable | None = None
         try:
             problem = await self._exchange(body, exchange)
-        except _Unanswerable as refused:
+        except Unanswerable as refused:
             problem = refused
         except (httpx2.ConnectError, httpx2.ConnectTimeout) as error:
             if self.peer is not None:  # the server is gone: every request it owes is answered
                 self.peer.upstream_ended(f"cannot be reached ({type(error).__name__})")
             return
         except httpx2.TimeoutException:
-            problem = _Unanswerable(f"sent nothing for {self.read_timeout:g} s")
+            problem = Unanswerable(f"sent nothing for {self.read_timeout:g} s")
         except httpx2.HTTPError as error:
-            problem = _Unanswerable(f"broke the connection ({type(error).__name__})")
+            problem = Unanswerable(f"broke the connection ({type(error).__name__})")
         except Exception as error:  # a bug here must still answer the request, never stay silent
             logger.error("a POST to the upstream failed (%s)", type(error).__name__)
-            problem = _Unanswerable(f"could not be read ({type(error).__name__})", _INTERNAL_ERROR)
+            problem = Unanswerable(f"could not be read ({type(error).__name__})", INTERNAL_ERROR)
         if problem is None or exchange.answered:
             return
         if exchange.request_id is None:
@@ -319,7 +305,7 @@ class HttpUpstream:
             return exchange.delivered == 0
         return self.peer is not None and self.peer.owes(request_id)
 
-    async def _exchange(self, body: bytes, exchange: _Exchange) -> _Unanswerable | None:
+    async def _exchange(self, body: bytes, exchange: _Exchange) -> Unanswerable | None:
         """POST ``body`` and hand on what comes back; why the answer cannot come, or None (it came, or
         none is due)."""
         assert self.client is not None
@@ -330,29 +316,29 @@ class HttpUpstream:
             self._take_session(response)
             status = response.status_code
             if exchange.request_id is None and not exchange.batch:  # a notification or a reply: nothing is due
-                return None if 200 <= status < 300 else _Unanswerable(f"answered HTTP {status}")
+                return None if 200 <= status < 300 else Unanswerable(f"answered HTTP {status}")
             if status in (202, 204):
-                return _Unanswerable(f"answered {status} without a result", _INVALID_REQUEST)
+                return Unanswerable(f"answered {status} without a result", INVALID_REQUEST)
             if 300 <= status < 400:
-                return _Unanswerable(self._redirect(response), _INVALID_REQUEST)
+                return Unanswerable(redirect_reason(response), INVALID_REQUEST)
             if status != 200:
                 return await self._http_error(response, exchange)
-            content_type = _content_type(response)
+            content_type = content_type_of(response)
             if content_type == "text/event-stream":
                 return await self._stream(response, exchange)
             if content_type != "application/json":
                 shown = f"`{content_type}`" if content_type else "no content type"
-                return _Unanswerable(f"answered HTTP 200 with {shown}, not JSON or an SSE stream", _INVALID_REQUEST)
-            data = await self._body(response, self.max_message)
+                return Unanswerable(f"answered HTTP 200 with {shown}, not JSON or an SSE stream", INVALID_REQUEST)
+            data = await bounded_body(response, self.max_message)
             if not data.strip():
-                return _Unanswerable("answered HTTP 200 with an empty body", _PARSE_ERROR)
+                return Unanswerable("answered HTTP 200 with an empty body", PARSE_ERROR)
             if not await self._deliver(data, exchange):
-                return _Unanswerable(
-                    f"answered HTTP 200 with a body that is not JSON-RPC ({len(data)} bytes)", _PARSE_ERROR
+                return Unanswerable(
+                    f"answered HTTP 200 with a body that is not JSON-RPC ({len(data)} bytes)", PARSE_ERROR
                 )
             if exchange.answered or exchange.batch:  # a batch's answers go on as they came
                 return None
-            return _Unanswerable("answered with JSON that is not this request's answer")
+            return Unanswerable("answered with JSON that is not this request's answer")
 
     def _take_session(self, response: httpx2.Response) -> None:
         session = response.headers.get(_SESSION_HEADER)
@@ -363,38 +349,18 @@ class HttpUpstream:
             problem = "sent a session id that is not visible ASCII (MCP allows 0x21 to 0x7E)"
             if self.peer is not None:
                 self.peer.upstream_ended(problem)
-            raise _Unanswerable(problem, _INVALID_REQUEST)
+            raise Unanswerable(problem, INVALID_REQUEST)
         self.session = session
 
-    def _redirect(self, response: httpx2.Response) -> str:
-        """A redirect is not followed (the user's headers would go where they did not say): the
-        location, shown without secrets, for the user to use."""
-        status = response.status_code
-        location = response.headers.get("location")
-        if location is None:
-            return f"answered HTTP {status} without a location"
-        try:
-            target = response.request.url.join(location)
-        except Exception:
-            return f"answered HTTP {status} with a location that cannot be read"
-        here = response.request.url
-        if (target.scheme, target.host, target.port) == (here.scheme, here.host, here.port):
-            if target.path == here.path + "/":
-                return f"answered HTTP {status}: the URL redirects to itself with a trailing slash: use that URL"
-            if target.path + "/" == here.path:
-                return f"answered HTTP {status}: the URL redirects to itself without its trailing slash: use that URL"
-            return f"answered HTTP {status}: the URL redirects to another path on the same server: use that URL"
-        return f"answered HTTP {status}: the URL redirects to {shown_url(str(target))}: use that URL"
-
-    async def _http_error(self, response: httpx2.Response, exchange: _Exchange) -> _Unanswerable | None:
+    async def _http_error(self, response: httpx2.Response, exchange: _Exchange) -> Unanswerable | None:
         """An HTTP error: a JSON-RPC error in its body goes on as sent; else one error naming the status."""
         status = response.status_code
-        content_type = _content_type(response)
+        content_type = content_type_of(response)
         try:
-            data = await self._body(response, _MAX_ERROR_BODY)
-        except _Unanswerable:
-            return _Unanswerable(f"answered HTTP {status} with a body over {_MAX_ERROR_BODY} bytes", _INTERNAL_ERROR)
-        message = _message(data) if data else {}
+            data = await bounded_body(response, MAX_ERROR_BODY)
+        except Unanswerable:
+            return Unanswerable(f"answered HTTP {status} with a body over {MAX_ERROR_BODY} bytes", INTERNAL_ERROR)
+        message = message_of(data) if data else {}
         error = message.get("error")
         if isinstance(error, dict) and isinstance(error.get("code"), int) and "method" not in message:
             if message.get("id") != exchange.request_id:  # null, before the server read the id: the request's
@@ -404,24 +370,12 @@ class HttpUpstream:
         reason = f"answered HTTP {status}"
         if status == 404:
             if self.session is not None:
-                return _Unanswerable(f"{reason}: its session has ended; reconnect to start a new one", _INVALID_REQUEST)
-            return _Unanswerable(f"{reason} (no such endpoint or method)", _METHOD_NOT_FOUND)
+                return Unanswerable(f"{reason}: its session has ended; reconnect to start a new one", INVALID_REQUEST)
+            return Unanswerable(f"{reason} (no such endpoint or method)", METHOD_NOT_FOUND)
         shown = f"a `{content_type}` body" if data.strip() else "no body"
-        return _Unanswerable(f"{reason} with {shown}, not a JSON-RPC error", _INTERNAL_ERROR)
+        return Unanswerable(f"{reason} with {shown}, not a JSON-RPC error", INTERNAL_ERROR)
 
-    async def _body(self, response: httpx2.Response, limit: int) -> bytes:
-        """The whole body, decompressed, or `_Unanswerable` once it is over ``limit`` bytes."""
-        declared = response.headers.get("content-length", "")
-        if _DIGITS.fullmatch(declared) and int(declared) > limit and not response.headers.get("content-encoding"):
-            raise _Unanswerable(f"answered with a body over {limit} bytes", _INTERNAL_ERROR)
-        body = io.BytesIO()
-        async for chunk in response.aiter_bytes():  # httpx2 decompresses a piece at a time
-            body.write(chunk)
-            if body.tell() > limit:
-                raise _Unanswerable(f"answered with a body over {limit} bytes", _INTERNAL_ERROR)
-        return body.getvalue()
-
-    async def _stream(self, response: httpx2.Response, exchange: _Exchange) -> _Unanswerable | None:
+    async def _stream(self, response: httpx2.Response, exchange: _Exchange) -> Unanswerable | None:
         """The POST's SSE stream, resumed with ``Last-Event-ID`` while it breaks before the answer:
         a normal end resets the count of tries, as the SDK's client does; only failures count."""
         reader = EventReader(self.max_message)
@@ -434,16 +388,16 @@ class HttpUpstream:
         failures = 0
         while not exchange.answered and not exchange.batch and problem is None:
             if reader.last_id is None:
-                return _Unanswerable("closed its SSE stream before the answer, with no event id to resume it")
+                return Unanswerable("closed its SSE stream before the answer, with no event id to resume it")
             if failures >= _RESUMPTIONS:
-                return _Unanswerable(f"closed its SSE stream before the answer; {failures} tries to resume it failed")
+                return Unanswerable(f"closed its SSE stream before the answer; {failures} tries to resume it failed")
             if not self._owed(exchange):
                 return None  # cancelled meanwhile: no answer is due
             await asyncio.sleep(reader.retry / 1000 if reader.retry is not None else _RESUME_DELAY)
             before = reader.last_id
             try:
                 async with self._get(reader.last_id) as resumed:
-                    if resumed.status_code != 200 or _content_type(resumed) != "text/event-stream":
+                    if resumed.status_code != 200 or content_type_of(resumed) != "text/event-stream":
                         failures += 1
                         continue
                     reader = EventReader(self.max_message, reader.last_id, reader.retry)
@@ -457,9 +411,7 @@ class HttpUpstream:
             failures = 0 if reader.last_id != before else failures + 1
         return problem
 
-    async def _events(
-        self, response: httpx2.Response, reader: EventReader, exchange: _Exchange
-    ) -> _Unanswerable | None:
+    async def _events(self, response: httpx2.Response, reader: EventReader, exchange: _Exchange) -> Unanswerable | None:
         """Hand on each event's message until the answer (then the stream is left); None when the
         stream ended, or the problem that ends the request. A broken stream raises (`_BROKEN`)."""
         try:
@@ -467,11 +419,11 @@ class HttpUpstream:
                 for event in reader.feed(chunk):
                     if event.data.strip() and not await self._deliver(event.data, exchange):
                         problem = f"sent an SSE event that is not JSON-RPC ({len(event.data)} bytes)"
-                        return _Unanswerable(problem, _PARSE_ERROR)
+                        return Unanswerable(problem, PARSE_ERROR)
                     if exchange.answered:
                         return None
         except EventTooLarge as error:
-            return _Unanswerable(str(error), _INTERNAL_ERROR)
+            return Unanswerable(str(error), INTERNAL_ERROR)
         return None
 
     def _get(self, last_id: str | None) -> Any:
@@ -489,7 +441,7 @@ class HttpUpstream:
         while failures < _RESUMPTIONS:
             try:
                 async with self._get(reader.last_id) as response:
-                    if response.status_code != 200 or _content_type(response) != "text/event-stream":
+                    if response.status_code != 200 or content_type_of(response) != "text/event-stream":
                         return  # 405: the server offers no such stream; a redirect would come again
                     reader = EventReader(self.max_message, reader.last_id, reader.retry)
                     problem = await self._events(response, reader, _Exchange(None, None, {}))
@@ -512,7 +464,7 @@ class HttpUpstream:
 
     async def _deliver(self, body: bytes, exchange: _Exchange) -> bool:
         """Hand one message on as one line; False (nothing handed on) when it is not JSON-RPC."""
-        message = _message(body)
+        message = message_of(body)
         if not message and not (is_batch(body) and body.rstrip().endswith(b"]")):
             return False
         await self.resumed.wait()  # the client is not keeping up: leave the rest in the socket
@@ -537,34 +489,8 @@ class HttpUpstream:
 
     def _learn_param_headers(self, message: dict[str, Any]) -> None:
         """Each listed tool's ``x-mcp-header`` annotations, for the ``Mcp-Param-*`` headers of its calls."""
-        result = message.get("result")
-        tools = result.get("tools") if isinstance(result, dict) else None
-        for tool in tools if isinstance(tools, list) else ():
-            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                headers = param_headers_of(tool.get("inputSchema"))
-                if headers:
-                    if len(self.param_headers) < _MAX_TOOLS:
-                        self.param_headers[tool["name"]] = headers
-                else:
-                    self.param_headers.pop(tool["name"], None)
-
-
-def _as_sent(url: str) -> list[str]:
-    """``url`` as httpx2 writes it in its log records (its own percent-encoding), if it can read it."""
-    try:
-        return [str(httpx2.URL(url))]
-    except Exception:
-        return []
-
-
-def _message(body: bytes) -> dict[str, Any]:
-    """The JSON object ``body`` holds (its top-level members when too deep to parse), or {}."""
-    message = parsed(body)
-    if not message:
-        value = exact(body).value
-        message = value if isinstance(value, dict) else members(body)
-    return message
-
-
-def _content_type(response: httpx2.Response) -> str:
-    return response.headers.get("content-type", "").partition(";")[0].strip().lower()
+        for name, headers in listed_param_headers(message):
+            if not headers:
+                self.param_headers.pop(name, None)
+            elif len(self.param_headers) < _MAX_TOOLS:
+                self.param_headers[name] = headers

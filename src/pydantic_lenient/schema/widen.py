@@ -452,7 +452,8 @@ def widen_schema(schema: Any, style: Style = "type-array", *, draft: Draft | Non
     names, else 2020-12.
 
     >>> widen_schema({"type": "object", "properties": {"limit": {"type": "integer", "minimum": 0}}})
-    {'type': 'object', 'properties': {'limit': {'type': ['integer', 'string'], 'minimum': 0, 'pattern': '^-?[0-9]+$'}}}
+    {'type': 'object', 'properties': {'limit': {'type': ['integer', 'string'], 'minimum': 0,
+     'pattern': '^(?:0*(?:0|[1-9][0-9]*)|-0+)$'}}}
     """
     if style == "strict":
         return schema
