@@ -25,6 +25,10 @@ stage reads that shape back, so it can restyle a schema it did not generate (Fas
   (``LenientJson``), or else the branches after it that its ``contentSchema`` lists (``JsonText``,
   whose canonical form is the text).
 
+A property marked ``x-mcp-header`` (mirrored into an HTTP header at MCP 2026-07-28) is written in
+the ``strict`` shape in every style: the spec allows the mark only on a single-type property
+(`pydantic_lenient.schema.mcp_headers`); its validator stays lenient.
+
 Rewriting the ``type-array`` output to ``any-of`` or ``strict`` gives what the model gives directly.
 Every style also drops pydantic's OpenAPI ``discriminator`` keyword. An unknown style, or a source
 that is neither a model nor a schema, raises; nothing is ever returned unstyled. Later stages
@@ -46,6 +50,7 @@ from pydantic_lenient.types.forms import (
     pattern_with_null,
 )
 
+from .mcp_headers import with_header_properties
 from .subschemas import Schema, transform_bottom_up
 
 # pydantic loads only for a model: the proxy restyles JSON schemas before it needs pydantic.
@@ -391,7 +396,12 @@ def apply_style(source: type[BaseModel] | Mapping[str, Any], style: Style) -> di
         schema = source
     else:
         raise TypeError(f"apply_style needs a pydantic model class or a JSON schema, not {source!r}")
-    return dict(transform_bottom_up(schema, lambda node: rewrite(_standard_keywords(_without_openapi_keywords(node)))))
+
+    def restyled(node: Schema, rewrite: Callable[[Schema], Schema] = rewrite) -> Schema:
+        return transform_bottom_up(node, lambda node: rewrite(_standard_keywords(_without_openapi_keywords(node))))
+
+    # A property mirrored into an HTTP header keeps the one type the spec allows it (`mcp_headers`).
+    return dict(restyled(with_header_properties(schema, lambda node: restyled(node, _without_alternative_forms))))
 
 
 def _base_model() -> type[BaseModel]:

@@ -15,7 +15,9 @@ A location's types are read the way repair reads them (``type``, ``enum``, ``con
 ``$ref``, ``allOf`` as the intersection, ``anyOf``/``oneOf`` as the union), across every subschema
 that applies there, so a location that already takes strings is never widened: repair leaves its
 strings alone. Keywords repair does not read (``not``, ``if``/``then``/``else``, ``contains``, ...)
-are left as they are, and so are embedded resources (a subschema with its own ``$id``). The root
+are left as they are, and so are embedded resources (a subschema with its own ``$id``) and the
+properties mirrored into HTTP headers (``x-mcp-header``, with every property on the way to them:
+`pydantic_lenient.schema.mcp_headers`); repair still fixes their values. The root
 stays an object schema, and no ``$ref`` target moves: a location that a JSON pointer elsewhere
 points at (``#/properties/a``) is left as it is.
 """
@@ -30,6 +32,7 @@ from urllib.parse import unquote
 from pydantic_lenient.types.boolean_text import TRUE_OR_FALSE
 from pydantic_lenient.types.forms import JSON_NUMBER, SIGNED_DIGITS, split_annotations
 
+from .mcp_headers import header_properties
 from .styles import Style, apply_style
 
 __all__ = ("widen_schema",)
@@ -356,6 +359,8 @@ class _Widener:
         self.reader = _Reader(root)
         self.root = root
         self.pinned = self._pinned_nodes(root)
+        # x-mcp-header properties and the schemas on the way to them keep the spec's shape (`mcp_headers`).
+        self.headers = header_properties(root)
 
     def _pinned_nodes(self, root: Any) -> set[int]:
         """Nodes a local ``$ref`` points at or into, and their ancestors: they must not move."""
@@ -400,8 +405,8 @@ class _Widener:
     def node(self, node: Any, location: frozenset[str] | None, part: Part, depth: int) -> Any:
         """``node`` (one of the subschemas that apply at a location), widened; ``location`` is
         what the whole location takes (None: add no string forms here), ``part`` all that applies."""
-        if not isinstance(node, Mapping) or (depth and "$id" in node):
-            return node  # an embedded resource: its references resolve against its own $id, unread here
+        if not isinstance(node, Mapping) or (depth and "$id" in node) or id(node) in self.headers.marked:
+            return node  # an embedded resource (its references resolve against its own $id), or a header's
         if depth > _MAX_DEPTH:
             raise _TooComplex
         self.reader._spend()
@@ -414,7 +419,7 @@ class _Widener:
         forms = _spelling_only_listed_values(node, forms)
         if isinstance(one_of, list):
             forms = _spelling_only_listed_values(_listed_by_every_branch(one_of), forms)
-        wrapped = bool(forms) and id(node) not in self.pinned
+        wrapped = bool(forms) and id(node) not in self.pinned and id(node) not in self.headers.chain
         inner_location = None if wrapped else location
         result: dict[str, Any] = {}
         for key, value in node.items():
