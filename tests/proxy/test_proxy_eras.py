@@ -31,7 +31,7 @@ from tests.sdks import require
 require("mcp")
 require("fastmcp")
 
-import mcp_types as types  # noqa: E402
+import mcp.types as types  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
