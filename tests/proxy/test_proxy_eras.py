@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import subprocess
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 import pytest
 
+from tests.conftest import SERVER_EVERYTHING, require_external
 from tests.eras import (
     ENVELOPE,
     LEGACY,
     MODERN,
+    ROOT,
     RawPeer,
     environment,
     modern,
@@ -201,3 +205,25 @@ def test_the_proxys_own_listing_carries_the_clients_envelope_upstream(tmp_path: 
     assert first["params"]["_meta"] == ENVELOPE
     assert second["method"] == "tools/call"
     assert second["params"]["arguments"] == {"a": 2}
+
+
+# ---- the TypeScript SDK's client (its current release, 1.32.2, speaks up to 2025-11-25)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_the_typescript_sdk_client_lists_and_calls_through_the_proxy_with_repairs(flavour: str) -> None:
+    require_external(SERVER_EVERYTHING)  # tests/upstream's node modules, the TypeScript SDK among them
+    node = shutil.which("node")
+    assert node is not None
+    calls = [["add", {"a": "2", "b": 3}], ["forecast", {"region": 5, "days": "3"}]]
+
+    def seen(command: list[str]) -> dict[str, Any]:
+        client = [node, str(ROOT / "tests" / "upstream" / "era_client.mjs"), json.dumps(calls), "--", *command]
+        finished = subprocess.run(client, capture_output=True, env=environment(), timeout=HANG_GUARD, check=True)
+        return dict(json.loads(finished.stdout))
+
+    direct, proxied = seen(server_command(flavour)), seen(proxy_command(flavour))
+    assert direct["results"][0][0] is True  # the plain server refuses "2" for a strict integer
+    assert proxied["results"] == [[False, "5"], [False, "3 days in region 5"]]
+    assert proxied["tools"].keys() == direct["tools"].keys()
+    assert proxied["tools"]["forecast"]["properties"]["region"] == direct["tools"]["forecast"]["properties"]["region"]
