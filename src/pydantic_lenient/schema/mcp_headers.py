@@ -56,16 +56,19 @@ def header_properties(schema: Any) -> HeaderProperties:
         if not isinstance(properties, Mapping):
             continue
         for member in properties.values():
-            if not isinstance(member, Mapping) or id(member) in parents:
-                continue  # a schema object shared by two properties is read once
-            parents[id(member)] = id(node)
-            stack.append(member)
+            if not isinstance(member, dict):
+                continue
             if X_MCP_HEADER in member:
                 marked.add(id(member))
                 ancestor: int | None = id(node)
                 while ancestor is not None and ancestor not in chain:
                     chain.add(ancestor)
                     ancestor = parents[ancestor]
+            # Only a member with properties of its own can lead to a mark; one shared by two
+            # properties is read once.
+            if "properties" in member and id(member) not in parents:
+                parents[id(member)] = id(node)
+                stack.append(member)
     return HeaderProperties(frozenset(marked), frozenset(chain))
 
 
