@@ -139,11 +139,13 @@ class Session:
         return waiting
 
     def ping(self, on_reply: Callable[[], None]) -> bytes:
-        """A ping request; its reply calls ``on_reply`` (`own_reply`)."""
+        """A liveness request; its reply, whatever it says, calls ``on_reply`` (`own_reply`). It is
+        ``ping`` in the handshake era, and ``server/discover`` in the per-request era, which has no
+        ``ping`` (2026-07-28 removed it; discover is its one request without side effects)."""
         self.pings_sent += 1
         ping_id = f"{_PING_PREFIX}{self.pings_sent}"
         self.pings[ping_id] = on_reply
-        return self._own_request(ping_id, "ping")
+        return self._own_request(ping_id, "ping" if self.envelope is None else "server/discover")
 
     def own_reply(self, request_id: str) -> bool:
         """Whether ``request_id`` is a ping's: its ``on_reply`` is called."""
