@@ -25,7 +25,7 @@ require("mcp")
 require("fastmcp")
 require("uvicorn")
 
-import httpx  # noqa: E402
+import httpx2  # noqa: E402
 import uvicorn  # noqa: E402
 from mcp import Client  # noqa: E402
 
@@ -85,7 +85,7 @@ async def serving(way: str) -> AsyncIterator[str]:
         listener.close()
 
 
-async def _post(http: httpx.AsyncClient, url: str, method: str, params: dict[str, Any], **headers: str) -> Any:
+async def _post(http: httpx2.AsyncClient, url: str, method: str, params: dict[str, Any], **headers: str) -> Any:
     """One 2026-07-28 request as a conforming client sends it, with ``headers`` added; (status, body)."""
     sent = {
         "accept": "application/json, text/event-stream",
@@ -110,7 +110,7 @@ def test_a_header_that_disagrees_with_the_body_is_refused_as_the_plain_server_re
     way: str, listed_first: bool
 ) -> None:
     async def exchange() -> list[tuple[int, Any]]:
-        async with serving(way) as url, httpx.AsyncClient(timeout=30) as http:
+        async with serving(way) as url, httpx2.AsyncClient(timeout=30) as http:
             if listed_first:
                 status, listing = await _post(http, url, "tools/list", {})
                 assert status == 200, listing
@@ -130,7 +130,7 @@ def test_a_header_that_agrees_with_the_body_is_served_and_repaired_by_the_lenien
     lenient = way in ("make_lenient", "LenientMiddleware")
 
     async def exchange() -> list[tuple[int, Any]]:
-        async with serving(way) as url, httpx.AsyncClient(timeout=30) as http:
+        async with serving(way) as url, httpx2.AsyncClient(timeout=30) as http:
             return [
                 await _post(
                     http, url, "tools/call", _forecast({"region": 5, "days": "3"}), **{"mcp-param-region": "5"}
