@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from pydantic_lenient import LenientInt, StrictBoolish, apply_style
 from pydantic_lenient.schema.mcp_headers import X_MCP_HEADER, header_properties, with_header_properties
-from pydantic_lenient.schema.styles import STYLES, Style
+from pydantic_lenient.schema.styles import STYLES, Style, is_in_style
 from pydantic_lenient.schema.widen import widen_schema
 
 
@@ -90,6 +90,8 @@ def test_widening_and_every_style_keep_each_header_property_valid_and_as_it_was(
     for rewritten in (widen_schema(schema, style), apply_style(schema, style)):
         assert inbound.find_invalid_x_mcp_header(rewritten) is None, rewritten
         assert _marked(rewritten) == _marked(schema)
+    # A listing the adapters wrote is in its style, as the catalog of a server checks it.
+    assert is_in_style(apply_style(schema, style), style)
 
 
 def test_widening_still_widens_everything_else() -> None:

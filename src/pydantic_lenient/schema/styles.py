@@ -421,9 +421,14 @@ def is_in_style(schema: Mapping[str, Any], style: Style) -> bool:
     >>> is_in_style({"type": ["integer", "null"]}, "type-array"), is_in_style({"type": ["integer", "null"]}, "any-of")
     (True, False)
     """
-    rewrite = _style_rewrite(style)
-    restyled = transform_bottom_up(schema, lambda node: rewrite(_without_openapi_keywords(node)))
-    return bool(restyled == schema)
+
+    style_rewrite = _style_rewrite(style)
+
+    def restyled(node: Schema, rewrite: Callable[[Schema], Schema] = style_rewrite) -> Schema:
+        return transform_bottom_up(node, lambda node: rewrite(_without_openapi_keywords(node)))
+
+    header_strict = with_header_properties(schema, lambda node: restyled(node, _without_alternative_forms))
+    return bool(restyled(header_strict) == schema)
 
 
 def _without_openapi_keywords(schema: Schema) -> Schema:
