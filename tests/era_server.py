@@ -14,7 +14,9 @@ Their tools, the same on both:
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer, Resolve
@@ -62,6 +64,9 @@ def build(flavour: str) -> Any:
 
 if __name__ == "__main__":
     built = build(sys.argv[1])
+    ready = os.environ.get("ERA_SERVER_READY")
+    if ready:  # built and about to read: a test may send its first request now, timed from here
+        Path(ready).write_text("ready")
     if sys.argv[1] == "fastmcp":
         built.run(show_banner=False)
     else:

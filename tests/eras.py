@@ -73,15 +73,21 @@ class RawPeer:
         self.unmatched: list[dict[str, Any]] = []
 
     @classmethod
-    async def start(cls, command: list[str]) -> RawPeer:
+    async def start(cls, command: list[str], ready: Path | None = None) -> RawPeer:
+        """Start ``command``; with ``ready``, wait until the era server behind it has written that
+        file (it is built and reading), so a first request is not timed against its start-up."""
+        extra = {"ERA_SERVER_READY": str(ready)} if ready is not None else {}
         process = await asyncio.create_subprocess_exec(
             *command,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
-            env=environment(),
+            env={**environment(), **extra},
             limit=2**24,
         )
+        while ready is not None and not ready.exists():
+            assert process.returncode is None, "the server exited before it was ready"
+            await asyncio.sleep(0.05)
         return cls(process)
 
     async def send(self, message: dict[str, Any]) -> None:

@@ -12,6 +12,7 @@ import json
 import shutil
 import subprocess
 from collections.abc import Awaitable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -57,8 +58,8 @@ def run(coroutine: Awaitable[T]) -> T:
     return asyncio.run(guarded())
 
 
-async def _raw(command: list[str], exchange: Any) -> Any:
-    peer = await RawPeer.start(command)
+async def _raw(command: list[str], exchange: Any, ready: Path | None = None) -> Any:
+    peer = await RawPeer.start(command, ready)
     try:
         return await exchange(peer)
     finally:
@@ -69,7 +70,9 @@ async def _raw(command: list[str], exchange: Any) -> Any:
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
-def test_a_modern_call_before_any_listing_is_repaired_and_the_connection_stays_modern(flavour: str) -> None:
+def test_a_modern_call_before_any_listing_is_repaired_and_the_connection_stays_modern(
+    flavour: str, tmp_path: Path
+) -> None:
     """The proxy lists the tools itself before the call, in the client's era: the listing carries the
     call's ``_meta`` envelope, so the dual-era server opens a 2026-07-28 connection, the call is
     repaired, and the client's next modern requests are served (not -32600, "the handshake era")."""
@@ -83,7 +86,9 @@ def test_a_modern_call_before_any_listing_is_repaired_and_the_connection_stays_m
         )
         return call, discovered, listed, again
 
-    call, discovered, listed, again = run(_raw(proxy_command(flavour), exchange))
+    # The server's start-up is not the proxy's to wait for (it waits 5 s for its own listing): the
+    # first request goes once the server is built, as a host's would to a running session.
+    call, discovered, listed, again = run(_raw(proxy_command(flavour), exchange, tmp_path / "ready"))
     assert text_of(call) == (False, "5")
     assert MODERN in discovered["result"]["supportedVersions"]
     assert {tool["name"] for tool in listed["result"]["tools"]} >= {"add", "forecast"}
@@ -91,7 +96,7 @@ def test_a_modern_call_before_any_listing_is_repaired_and_the_connection_stays_m
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
-def test_a_handshake_call_before_any_listing_is_repaired(flavour: str) -> None:
+def test_a_handshake_call_before_any_listing_is_repaired(flavour: str, tmp_path: Path) -> None:
     async def exchange(peer: RawPeer) -> dict[str, Any]:
         initialize = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}
         initialized = await peer.request(0, "initialize", initialize)
@@ -99,7 +104,7 @@ def test_a_handshake_call_before_any_listing_is_repaired(flavour: str) -> None:
         await peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return await peer.request(1, "tools/call", {"name": "add", "arguments": {"a": "2", "b": "3"}})
 
-    assert text_of(run(_raw(proxy_command(flavour), exchange))) == (False, "5")
+    assert text_of(run(_raw(proxy_command(flavour), exchange, tmp_path / "ready"))) == (False, "5")
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
@@ -181,7 +186,7 @@ def test_every_client_era_lists_and_calls_through_the_proxy_with_repairs(flavour
         assert proxied["listen"] == direct["listen"] == (True if flavour == "mcp" else -32601)
 
 
-def test_the_proxys_own_listing_carries_the_clients_envelope_upstream(tmp_path: Any) -> None:
+def test_the_proxys_own_listing_carries_the_clients_envelope_upstream(tmp_path: Path) -> None:
     """What reaches the upstream: the proxy's own ``tools/list`` with the held call's envelope, first."""
     received = tmp_path / "received.jsonl"
     recorder = tmp_path / "recording_server.py"
