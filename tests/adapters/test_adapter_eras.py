@@ -5,7 +5,8 @@ An ``x-mcp-header`` tool stays in the shape the spec allows (a modern client nev
 SDK's header/body integrity check keeps working: a mismatched or missing ``Mcp-Param-*`` header is
 refused with -32020 exactly as the plain server refuses it, before and after a listing.
 
-Skipped where the installed ``mcp`` predates the 2026-07-28 era (the lowest supported, 2.1.0).
+Run on the lowest supported SDKs (mcp 2.1.0, fastmcp 4.0.11) and the newest (mcp 2.3.0, fastmcp 4.2.3):
+both speak the era and check the headers.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 ``MCPServer`` and FastMCP, tests/era_server.py) and clients pinned to 2026-07-28, negotiating, and
 on the 2025-11-25 handshake; plus raw requests for what a host with a cached listing sends first.
 
-Skipped where the installed ``mcp`` predates the 2026-07-28 era (the lowest supported, 2.1.0).
+Run on the lowest supported SDKs (mcp 2.1.0, fastmcp 4.0.11) and the newest (mcp 2.3.0, fastmcp 4.2.3):
+both speak the era.
 """
 
 from __future__ import annotations
@@ -151,7 +152,7 @@ async def _session(flavour: str, mode: str, through_proxy: bool) -> dict[str, An
             try:
                 async with client.listen(tools_list_changed=True) as subscription:
                     seen["listen"] = subscription.honored.tools_list_changed
-            except MCPError as refused:  # FastMCP 4.2.3 does not serve subscriptions/listen: -32601
+            except MCPError as refused:  # FastMCP (4.0.11 to 4.2.3) does not serve subscriptions/listen: -32601
                 seen["listen"] = refused.error.code
     return seen
 

@@ -17,13 +17,13 @@ from pydantic_lenient.schema.widen import widen_schema
 
 
 def _sdk_check() -> Any:
-    """The official SDK's ``x-mcp-header`` rules (mcp 2.3.0); skipped on an SDK without them."""
+    """The official SDK's ``x-mcp-header`` rules (mcp 2.1.0 and later); skipped without the SDK."""
     try:
         from mcp.shared import inbound
     except ImportError:
-        pytest.skip("the installed mcp predates x-mcp-header (mcp 2.3.0 has it)")
+        pytest.skip("the installed mcp predates x-mcp-header (mcp 2.1.0 has it)")
     if not hasattr(inbound, "find_invalid_x_mcp_header"):
-        pytest.skip("the installed mcp predates x-mcp-header (mcp 2.3.0 has it)")
+        pytest.skip("the installed mcp predates x-mcp-header (mcp 2.1.0 has it)")
     return inbound
 
 
