@@ -405,8 +405,10 @@ class _Widener:
     def node(self, node: Any, location: frozenset[str] | None, part: Part, depth: int) -> Any:
         """``node`` (one of the subschemas that apply at a location), widened; ``location`` is
         what the whole location takes (None: add no string forms here), ``part`` all that applies."""
-        if not isinstance(node, Mapping) or (depth and "$id" in node) or id(node) in self.headers.marked:
-            return node  # an embedded resource (its references resolve against its own $id), or a header's
+        if not isinstance(node, Mapping) or (depth and "$id" in node):
+            return node  # an embedded resource: its references resolve against its own $id, unread here
+        if id(node) in self.headers.marked:
+            return dict(node)  # mirrored into an HTTP header: the spec's shape, as the server wrote it
         if depth > _MAX_DEPTH:
             raise _TooComplex
         self.reader._spend()
