@@ -79,6 +79,28 @@ def _no_raw_values(spans: Any, exported: Exported) -> None:
     assert "secret" not in text
 
 
+def test_a_2026_session_span_carries_the_protocol_version_its_requests_name() -> None:
+    """At 2026-07-28 there is no ``initialize``: the version is the one each request's ``_meta`` names."""
+    exported = Exported()
+    relay = require("pydantic_lenient.proxy.relay")._Relay(
+        "type-array", RULES, None, None, ProxyTracer(exported.telemetry)
+    )
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    listing = {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "search", "inputSchema": SCHEMA}]}}
+    relay.from_client(
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}).encode()
+    )
+    relay.from_upstream(json.dumps(listing).encode())
+    call = {"name": "search", "arguments": {"limit": 1}, "_meta": meta}
+    relay.from_client(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}).encode())
+    relay.from_upstream(b'{"jsonrpc":"2.0","id":2,"result":{"content":[]}}')
+    spans = exported.spans.get_finished_spans()
+    assert spans
+    assert all(
+        span.attributes is not None and span.attributes["mcp.protocol.version"] == "2026-07-28" for span in spans
+    )
+
+
 def _events(span: ReadableSpan) -> list[tuple[str, dict[str, Any]]]:
     return [(event.name, dict(event.attributes or {})) for event in span.events]
 

@@ -21,12 +21,8 @@ from mcp.shared import inbound  # noqa: E402
 
 from pydantic_lenient.proxy.addresses import Redacting  # noqa: E402
 from pydantic_lenient.proxy.events import Event, EventReader, EventTooLarge  # noqa: E402
-from pydantic_lenient.proxy.mcp_headers import (  # noqa: E402
-    PROTOCOL_VERSION_KEY,
-    encode_header_value,
-    modern_headers,
-    param_headers_of,
-)
+from pydantic_lenient.proxy.mcp_headers import PROTOCOL_VERSION_KEY, encode_header_value, modern_headers  # noqa: E402
+from pydantic_lenient.schema.mcp_headers import param_headers_of  # noqa: E402
 
 # ---- the SSE reader
 

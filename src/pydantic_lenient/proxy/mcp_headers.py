@@ -21,13 +21,14 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from pydantic_lenient.schema.mcp_headers import param_headers_of
+
 __all__ = (
     "MODERN_VERSIONS",
     "PROTOCOL_VERSION_KEY",
     "encode_header_value",
     "listed_param_headers",
     "modern_headers",
-    "param_headers_of",
 )
 
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"  # in a request's params._meta
@@ -36,26 +37,6 @@ MODERN_VERSIONS = frozenset({"2026-07-28"})  # the eras with per-request version
 _NAME_BEARING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _SAFE_VALUE = re.compile(r"[\x20-\x7e]*")
 _SENTINEL = re.compile(r"=\?base64\?.*\?=")
-_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-_HEADER_TYPES = frozenset({"string", "integer", "boolean"})
-_SINGLE = frozenset(
-    {
-        "items",
-        "contains",
-        "unevaluatedItems",
-        "additionalProperties",
-        "propertyNames",
-        "unevaluatedProperties",
-        "not",
-        "if",
-        "then",
-        "else",
-        "contentSchema",
-    }
-)
-_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_MAP = frozenset({"patternProperties", "dependentSchemas", "$defs", "definitions"})
-_WALK_LIMIT = 100_000  # schema positions looked at: a hostile schema costs no more
 
 
 def encode_header_value(value: str) -> str:
@@ -68,52 +49,6 @@ def encode_header_value(value: str) -> str:
     if _SAFE_VALUE.fullmatch(value) and value == value.strip() and not _SENTINEL.fullmatch(value):
         return value
     return f"=?base64?{base64.b64encode(value.encode('utf-8', 'surrogatepass')).decode('ascii')}?="
-
-
-def _positions(schema: Any) -> Iterator[tuple[tuple[str, ...] | None, dict[str, Any]]]:
-    """Each schema position with its chain of ``properties`` keys (None once off that chain)."""
-    stack: list[tuple[tuple[str, ...] | None, Any]] = [((), schema)]
-    seen = 0
-    while stack and seen < _WALK_LIMIT:
-        path, node = stack.pop()
-        if not isinstance(node, dict):
-            continue
-        seen += 1
-        yield path, node
-        for keyword, value in node.items():
-            if keyword == "properties" and isinstance(value, dict):
-                stack.extend(((*path, name) if path is not None else None, sub) for name, sub in value.items())
-            elif keyword in _SINGLE:
-                stack.append((None, value))
-            elif keyword in _LIST and isinstance(value, list):
-                stack.extend((None, sub) for sub in value)
-            elif keyword in _MAP and isinstance(value, dict):
-                stack.extend((None, sub) for sub in value.values())
-
-
-def param_headers_of(input_schema: Any) -> dict[tuple[str, ...], str]:
-    """The ``Mcp-Param-*`` token of each annotated property, by its path; {} when the schema has
-    none, or any annotation is invalid (the tool is then dropped by a conforming client).
-
-    >>> param_headers_of({"properties": {"region": {"type": "string", "x-mcp-header": "Region"}}})
-    {('region',): 'Region'}
-    >>> param_headers_of({"properties": {"n": {"type": "number", "x-mcp-header": "N"}}})
-    {}
-    """
-    found: dict[tuple[str, ...], str] = {}
-    seen: set[str] = set()
-    for path, node in _positions(input_schema):
-        if "x-mcp-header" not in node:
-            continue
-        token = node["x-mcp-header"]
-        if not path or not isinstance(token, str) or not _TOKEN.fullmatch(token):
-            return {}
-        kind = node.get("type")
-        if not isinstance(kind, str) or kind not in _HEADER_TYPES or token.lower() in seen:
-            return {}
-        seen.add(token.lower())
-        found[path] = token
-    return found
 
 
 def listed_param_headers(message: Mapping[str, Any]) -> Iterator[tuple[str, dict[tuple[str, ...], str]]]:

@@ -19,8 +19,11 @@ requests such as sampling, elicitation and roots, with their replies. The proxy 
 session of its own, so it cannot drop or rewrite what it does not know.
 
 The relay sends requests of its own, with ids no client can guess (a random part per process): a
-`ping` for the transport's liveness check, and a ``tools/list`` when a client calls a tool whose
-schema the proxy has not seen (a host that cached the list across restarts). That listing happens
+`ping` for the transport's liveness check (``server/discover`` at 2026-07-28, which has no ping),
+and a ``tools/list`` when a client calls a tool whose schema the proxy has not seen (a host that
+cached the list across restarts, or a 2026-07-28 client using the listing's ``ttlMs``). Each
+speaks the client's protocol era: at 2026-07-28 it carries the envelope of the client's latest
+request in ``_meta`` (`Session.note_era`). That listing happens
 once, and again after ``notifications/tools/list_changed``; the client's messages wait behind it,
 in order. A call whose normalization conflicts (an alias and its target both sent) is answered by
 the proxy with a tool error naming both names, and never forwarded for the server to pick one.
@@ -198,6 +201,10 @@ class _Relay(Session, ToolCalls):
         if not isinstance(message, dict):
             return Routed(upstream=line)  # not a JSON-RPC message: the upstream's to refuse
         method, request_id = message.get("method"), message.get("id")
+        if isinstance(method, str) and is_id(request_id):
+            self.note_era(method, message.get("params"))
+            if self.tracer is not None and self.protocol_version is not None:
+                self.tracer.protocol_version = self.protocol_version  # no initialize at 2026-07-28
         if method == "notifications/cancelled" and isinstance(message.get("params"), dict):
             cancelled = message["params"].get("requestId")
             if is_id(cancelled) and self.cancelled(cancelled):

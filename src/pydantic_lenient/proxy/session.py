@@ -1,6 +1,13 @@
 """The proxy's bookkeeping for one session: which requests the upstream still owes, the client's
 messages held behind the proxy's own listing, and the proxy's own requests (pings and listings).
 
+The proxy's own requests speak the era of the client's connection. At MCP 2026-07-28 there is no
+``initialize``: every request carries its protocol version, capabilities and ``clientInfo`` in
+``params._meta``, and a dual-era server decides a connection's era by its first request. So the
+proxy copies that envelope from the client's latest request into its own, and sends none after an
+``initialize`` (the handshake era): its listing is then what the client's own would have been, and
+never switches the connection to the other era.
+
 The proxy's own request ids have a random part per process, so no client can send one by chance or
 on purpose. What is remembered is bounded: at most ``_WAITING_LIMIT`` unanswered requests.
 """
@@ -13,12 +20,16 @@ from typing import Any
 
 from .messages import RequestId, dumped
 
-__all__ = ("LIST_PREFIX", "OWN_PREFIX", "Session")
+__all__ = ("ENVELOPE_KEYS", "LIST_PREFIX", "OWN_PREFIX", "Session")
 
 OWN_PREFIX = f"pydantic-lenient-{secrets.token_hex(8)}-"
 _PING_PREFIX = f"{OWN_PREFIX}ping-"
 LIST_PREFIX = f"{OWN_PREFIX}list-"
 _WAITING_LIMIT = 10_000  # unanswered requests remembered, so each gets one answer should the upstream go
+_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+ENVELOPE_KEYS = (_PROTOCOL_VERSION, "io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo")
+"""The per-request ``_meta`` keys of MCP 2026-07-28 that say who asks, in which era (not ``logLevel``:
+the proxy's own requests opt into nothing)."""
 
 
 class Session:
@@ -46,6 +57,41 @@ class Session:
         self.listed = False
         self.held: list[bytes] | None = None
         self.list_pages = 0
+        self.envelope: dict[str, Any] | None = None
+
+    def note_era(self, method: str, params: Any) -> None:
+        """Learn the era from a request of the client's: ``initialize`` opens the handshake era; a
+        request whose ``_meta`` names a protocol version is of the per-request era, and its envelope
+        is what the proxy's own requests carry.
+
+        >>> session = Session()
+        >>> meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "progressToken": 3}
+        >>> session.note_era("tools/call", {"name": "add", "_meta": meta})
+        >>> session.envelope
+        {'io.modelcontextprotocol/protocolVersion': '2026-07-28'}
+        >>> session.note_era("initialize", {"protocolVersion": "2025-11-25"}); session.envelope is None
+        True
+        """
+        if method == "initialize":
+            self.envelope = None
+            return
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get(_PROTOCOL_VERSION), str):
+            self.envelope = {key: meta[key] for key in ENVELOPE_KEYS if key in meta}
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The per-request era's protocol version the client speaks (None: the handshake era, or not known yet)."""
+        return self.envelope[_PROTOCOL_VERSION] if self.envelope is not None else None
+
+    def _own_request(self, request_id: str, method: str, params: dict[str, Any] | None = None) -> bytes:
+        """One of the proxy's own requests, in the client's era (its envelope in ``_meta``)."""
+        if self.envelope is not None:
+            params = {**(params or {}), "_meta": dict(self.envelope)}
+        request: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            request["params"] = params
+        return dumped(request)
 
     def wait(self, request_id: RequestId, method: str) -> RequestId | None:
         """Remember that the upstream owes ``request_id`` an answer to ``method``; the oldest is forgotten
@@ -93,11 +139,13 @@ class Session:
         return waiting
 
     def ping(self, on_reply: Callable[[], None]) -> bytes:
-        """A ping request; its reply calls ``on_reply`` (`own_reply`)."""
+        """A liveness request; its reply, whatever it says, calls ``on_reply`` (`own_reply`). It is
+        ``ping`` in the handshake era, and ``server/discover`` in the per-request era, which has no
+        ``ping`` (2026-07-28 removed it; discover is its one request without side effects)."""
         self.pings_sent += 1
         ping_id = f"{_PING_PREFIX}{self.pings_sent}"
         self.pings[ping_id] = on_reply
-        return dumped({"jsonrpc": "2.0", "id": ping_id, "method": "ping"})
+        return self._own_request(ping_id, "ping" if self.envelope is None else "server/discover")
 
     def own_reply(self, request_id: str) -> bool:
         """Whether ``request_id`` is a ping's: its ``on_reply`` is called."""
@@ -114,7 +162,6 @@ class Session:
     def list_request(self, cursor: str | None) -> bytes:
         """The proxy's own ``tools/list`` request for the next page."""
         self.list_pages += 1
-        request: dict[str, Any] = {"jsonrpc": "2.0", "id": f"{LIST_PREFIX}{self.list_pages}", "method": "tools/list"}
-        if cursor is not None:
-            request["params"] = {"cursor": cursor}
-        return dumped(request)
+        return self._own_request(
+            f"{LIST_PREFIX}{self.list_pages}", "tools/list", None if cursor is None else {"cursor": cursor}
+        )

@@ -28,6 +28,10 @@ stage reads that shape back, so it can restyle a schema it did not generate (Fas
   (``LenientJson``), or else the branches after it that its ``contentSchema`` lists (``JsonText``,
   whose canonical form is the text).
 
+A property marked ``x-mcp-header`` (mirrored into an HTTP header at MCP 2026-07-28) is written in
+the ``strict`` shape in every style: the spec allows the mark only on a single-type property
+(`pydantic_lenient.schema.mcp_headers`); its validator stays lenient.
+
 Rewriting the ``type-array`` output to ``any-of`` or ``strict`` gives what the model gives directly.
 Every style also drops pydantic's OpenAPI ``discriminator`` keyword. An unknown style, or a source
 that is neither a model nor a schema, raises; nothing is ever returned unstyled. Later stages
@@ -48,6 +52,7 @@ from pydantic_lenient.types.forms import (
     pattern_without_null,
 )
 
+from .mcp_headers import with_header_properties
 from .portable import portable_shape
 from .subschemas import Schema, transform_bottom_up
 
@@ -381,7 +386,12 @@ def apply_style(source: type[BaseModel] | Mapping[str, Any], style: Style) -> di
         schema = source
     else:
         raise TypeError(f"apply_style needs a pydantic model class or a JSON schema, not {source!r}")
-    return dict(transform_bottom_up(schema, lambda node: rewrite(_standard_keywords(_without_openapi_keywords(node)))))
+
+    def restyled(node: Schema, rewrite: Callable[[Schema], Schema] = rewrite) -> Schema:
+        return transform_bottom_up(node, lambda node: rewrite(_standard_keywords(_without_openapi_keywords(node))))
+
+    # A property mirrored into an HTTP header keeps the one type the spec allows it (`mcp_headers`).
+    return dict(restyled(with_header_properties(schema, lambda node: restyled(node, _without_alternative_forms))))
 
 
 def _base_model() -> type[BaseModel]:
@@ -401,11 +411,16 @@ def is_in_style(schema: Mapping[str, Any], style: Style) -> bool:
     >>> is_in_style({"type": ["integer", "null"]}, "type-array"), is_in_style({"type": ["integer", "null"]}, "any-of")
     (True, False)
     """
-    rewrite = _style_rewrite("any-of" if style == "portable" else style)
-    restyled = transform_bottom_up(schema, lambda node: rewrite(_without_openapi_keywords(node)))
+
+    style_rewrite = _style_rewrite("any-of" if style == "portable" else style)
+
+    def restyled(node: Schema, rewrite: Callable[[Schema], Schema] = style_rewrite) -> Schema:
+        return transform_bottom_up(node, lambda node: rewrite(_without_openapi_keywords(node)))
+
+    result = restyled(with_header_properties(schema, lambda node: restyled(node, _without_alternative_forms)))
     if style == "portable":
-        restyled = portable_shape(restyled, lambda node: apply_style(node, "strict"))
-    return bool(restyled == schema)
+        result = portable_shape(result, lambda node: apply_style(node, "strict"))
+    return bool(result == schema)
 
 
 def _without_openapi_keywords(schema: Schema) -> Schema:

@@ -17,7 +17,9 @@ A location's types are read by the reader repair reads them with (`pydantic_leni
 ``allOf`` as the intersection, ``anyOf``/``oneOf`` as the union), across every subschema that
 applies there, so a location that already takes strings is never widened: repair leaves its
 strings alone. Keywords repair does not read (``not``, ``if``/``then``/``else``, ``contains``, ...)
-are left as they are, and so are embedded resources (a subschema with its own ``$id``). The root
+are left as they are, and so are embedded resources (a subschema with its own ``$id``) and the
+properties mirrored into HTTP headers (``x-mcp-header``, with every property on the way to them:
+`pydantic_lenient.schema.mcp_headers`); repair still fixes their values. The root
 stays an object schema, and no ``$ref`` target moves: a location that a JSON pointer elsewhere
 points at (``#/properties/a``) is left as it is.
 """
@@ -45,6 +47,7 @@ from .locations import (
     declared_draft,
     pointer_tokens,
 )
+from .mcp_headers import header_properties
 from .styles import Style, _inclusive_integer_bounds, apply_style
 
 __all__ = ("widen_schema",)
@@ -303,6 +306,8 @@ class _Widener:
         self.reader = _Reader(root, draft)
         self.root = root
         self.pinned = self._pinned_nodes(root)
+        # x-mcp-header properties and the schemas on the way to them keep the spec's shape (`mcp_headers`).
+        self.headers = header_properties(root)
 
     def _pinned_nodes(self, root: Any) -> set[int]:
         """Nodes a local ``$ref`` points at or into, and their ancestors: they must not move."""
@@ -349,6 +354,8 @@ class _Widener:
         what the whole location takes (None: add no string forms here), ``part`` all that applies."""
         if not isinstance(node, Mapping) or (depth and "$id" in node):
             return node  # an embedded resource: its references resolve against its own $id, unread here
+        if id(node) in self.headers.marked:
+            return dict(node)  # mirrored into an HTTP header: the spec's shape, as the server wrote it
         if depth > _MAX_DEPTH:
             raise OverBudget
         self.reader.spend()
@@ -362,7 +369,7 @@ class _Widener:
         if isinstance(one_of, list):
             forms = _spelling_only_listed_values(_listed_by_every_branch(one_of), forms)
         forms = _with_null_joined(_within_bounds(node, forms))
-        wrapped = bool(forms) and id(node) not in self.pinned
+        wrapped = bool(forms) and id(node) not in self.pinned and id(node) not in self.headers.chain
         inner_location = None if wrapped else location
         result: dict[str, Any] = {}
         for key, value in node.items():
