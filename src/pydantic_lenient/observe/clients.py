@@ -27,6 +27,7 @@ __all__ = (
     "Client",
     "client_from_info",
     "client_from_meta",
+    "client_of_call",
     "host_label",
 )
 
@@ -83,6 +84,17 @@ def client_from_meta(meta: Any) -> Client | None:
     if not isinstance(meta, Mapping):
         return None
     return client_from_info(meta.get(CLIENT_INFO_META_KEY))
+
+
+def client_of_call(params: Any, session: Client | None = None) -> Client | None:
+    """The client that sent a request with ``params``: the one its ``_meta`` names (protocol
+    2026-07-28), else ``session``, the one the session's ``initialize`` named.
+
+    >>> client_of_call({"name": "search"}, Client("mcp", "1.0"))
+    Client(name='mcp', version='1.0')
+    """
+    meta = params.get("_meta") if isinstance(params, Mapping) else None
+    return client_from_meta(meta) or session
 
 
 @functools.lru_cache(maxsize=256)
