@@ -340,7 +340,9 @@ class OutcomeCounts:
                 seen.add_client(client_name, count)
         for alias in saved.aliases:
             pair = _PairKey(alias.tool, alias.unknown, alias.missing)
-            self._added(self._pairs, pair, alias.count, alias.first_seen, alias.last_seen)
+            pair_seen = self._added(self._pairs, pair, alias.count, alias.first_seen, alias.last_seen)
+            for client_name, count in alias.clients.items():
+                pair_seen.add_client(client_name, count)
         self._patterns = _latest_seen(self._patterns, self.max_patterns)
         self._pairs = _latest_seen(self._pairs, self.max_patterns)
         for annotation in saved.annotations:
@@ -414,6 +416,7 @@ class OutcomeCounts:
                     count=seen.count,
                     first_seen=seen.first_seen,
                     last_seen=seen.last_seen,
+                    clients=dict(seen.clients),
                 )
                 for key, seen in self._pairs.items()
             ],
@@ -450,5 +453,8 @@ class OutcomeCounts:
             if sample is not None:
                 seen.samples = [*seen.samples[1 - _SAMPLES_PER_PATTERN :], sample]
         for pair_key in plan.pairs:
-            _touch(self._pairs, pair_key, first_seen, self.max_patterns).add(ts, hour, 1)
+            pair_seen = _touch(self._pairs, pair_key, first_seen, self.max_patterns)
+            pair_seen.add(ts, hour, 1)
+            if client_name is not None:
+                pair_seen.add_client(client_name)
         return plan.errors if audit_line else ""

@@ -79,6 +79,8 @@ class AliasEvidence(_Record):
     count: Count
     first_seen: Seconds
     last_seen: Seconds
+    clients: dict[Name, Count] = {}
+    """The calls by client name (at most `CLIENTS_PER_PATTERN`, then ``_OTHER``)."""
 
 
 class ToolCalls(_Record):
