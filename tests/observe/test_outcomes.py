@@ -595,7 +595,10 @@ def test_an_audit_line_is_what_json_dumps_writes(
         "errors": errors,
     }
     if client is not None:
-        entry["client"] = {"name": clean_name(client_info["name"], 100), "version": clean_name(client_info["version"], 50)}
+        entry["client"] = {
+            "name": clean_name(client_info["name"], 100),
+            "version": clean_name(client_info["version"], 50),
+        }
     dumped = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
     # json.dumps leaves U+0085, U+2028 and U+2029 raw; the audit line escapes them, so that every
     # reader finds one line per call.
