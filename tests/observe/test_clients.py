@@ -52,7 +52,8 @@ def test_any_client_info_is_cut_cleaned_and_labelled_from_a_fixed_set(name: str,
         return
     assert client is not None
     # Cut first, then a lone surrogate written as its six-character escape.
-    assert len(client.name) <= 6 * CLIENT_NAME_LIMIT and len(client.version) <= 6 * CLIENT_VERSION_LIMIT
+    assert len(client.name) <= 6 * CLIENT_NAME_LIMIT
+    assert len(client.version) <= 6 * CLIENT_VERSION_LIMIT
     client.name.encode("utf-8")  # always writable
     client.version.encode("utf-8")
     if name.isascii():
@@ -111,7 +112,8 @@ def test_the_recorder_counts_calls_and_refusals_by_client_and_the_file_keeps_the
     )
     assert (claude.version, claude.host, claude.ok, claude.refused, claude.error) == ("2.1.0", "claude-code", 0, 1, 1)
     [pattern] = stats.patterns
-    assert pattern.count == 4 and pattern.clients == {"cursor-vscode": 3, "claude-code": 1}
+    assert pattern.count == 4
+    assert pattern.clients == {"cursor-vscode": 3, "claude-code": 1}
     assert sum(tool.ok + tool.refused + tool.error for tool in stats.tools) == 7  # every call, named or not
     # The round trip: what was saved reads back as it was, and a second save adds to it.
     again = OutcomeRecorder(tmp_path, flush_every=3600)
@@ -151,7 +153,8 @@ def test_an_older_outcomes_file_without_clients_loads_and_is_added_to(tmp_path: 
     later.close()
     stats = load_outcomes(tmp_path)
     assert [(c.client, c.refused) for c in stats.clients] == [("cursor-vscode", 1)]
-    assert stats.patterns[0].count == 2 and stats.patterns[0].clients == {"cursor-vscode": 1}
+    assert stats.patterns[0].count == 2
+    assert stats.patterns[0].clients == {"cursor-vscode": 1}
 
 
 def test_a_client_inventing_names_cannot_grow_the_counts(tmp_path: Path) -> None:
@@ -230,7 +233,8 @@ def test_suggest_on_stats_without_clients_says_nothing_of_them() -> None:
     stats.record("search", "refused", 1.0, failures=(LIMIT,))
     stats.record("search", "refused", 1.0, failures=(LIMIT,))
     [suggestion] = suggest(stats.snapshot())
-    assert suggestion.clients == () and "by client" not in str(suggestion)
+    assert suggestion.clients == ()
+    assert "by client" not in str(suggestion)
 
 
 def test_a_call_outcome_built_elsewhere_keeps_its_client() -> None:

@@ -594,7 +594,7 @@ def test_an_audit_line_is_what_json_dumps_writes(
         "norms": [clean_name(norm) for norm in norms],
         "errors": errors,
     }
-    if client is not None:
+    if client_info is not None and client is not None:
         entry["client"] = {
             "name": clean_name(client_info["name"], 100),
             "version": clean_name(client_info["version"], 50),
