@@ -101,7 +101,7 @@ class LenientMiddleware(Middleware):
         started = time.perf_counter()
         params = context.message
         norms: tuple[str, ...] = ()
-        client = _client(context)
+        client = _client(context) if self.recorder is not None else None
         # Calls to names the server does not have are left alone: FastMCP refuses them.
         tool = (
             await _server_tool(context, params.name) if self.lenient_parameters or self.normalizer is not None else None

@@ -219,7 +219,7 @@ class LenientServerMiddleware:
             return await call_next(ctx)
         started = time.perf_counter()
         norms: tuple[str, ...] = ()
-        client = _client(ctx)
+        client = _client(ctx) if self.recorder is not None else None
         # Only calls to tools the server has are normalized: the SDK refuses the others.
         if self.normalizer is not None and _tool(self.server, name) is not None:
             try:
