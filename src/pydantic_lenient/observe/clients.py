@@ -65,14 +65,19 @@ def client_from_info(info: Any) -> Client | None:
     >>> client_from_info({"name": 7}), len(client_from_info({"name": "x" * 5000}).name)
     (None, 100)
     """
-    if isinstance(info, Mapping):
+    if type(info) is dict or isinstance(info, Mapping):  # a dict first: an ABC check costs more
         name, version = info.get("name"), info.get("version")
     else:
         name, version = getattr(info, "name", None), getattr(info, "version", None)
     if not isinstance(name, str) or not name:
         return None
-    version_text = clean_name(version, CLIENT_VERSION_LIMIT) if isinstance(version, str) else ""
-    return Client(clean_name(name, CLIENT_NAME_LIMIT), version_text)
+    return _client(name, version if isinstance(version, str) else "")
+
+
+@functools.lru_cache(maxsize=64)
+def _client(name: str, version: str) -> Client:
+    """A session sends the same name on every call: cleaned once."""
+    return Client(clean_name(name, CLIENT_NAME_LIMIT), clean_name(version, CLIENT_VERSION_LIMIT))
 
 
 def client_from_meta(meta: Any) -> Client | None:
@@ -81,9 +86,10 @@ def client_from_meta(meta: Any) -> Client | None:
     >>> client_from_meta({CLIENT_INFO_META_KEY: {"name": "claude-code", "version": "2.1"}})
     Client(name='claude-code', version='2.1')
     """
-    if not isinstance(meta, Mapping):
+    if type(meta) is not dict and not isinstance(meta, Mapping):
         return None
-    return client_from_info(meta.get(CLIENT_INFO_META_KEY))
+    info = meta.get(CLIENT_INFO_META_KEY)
+    return None if info is None else client_from_info(info)
 
 
 def client_of_call(params: Any, session: Client | None = None) -> Client | None:
@@ -93,8 +99,8 @@ def client_of_call(params: Any, session: Client | None = None) -> Client | None:
     >>> client_of_call({"name": "search"}, Client("mcp", "1.0"))
     Client(name='mcp', version='1.0')
     """
-    meta = params.get("_meta") if isinstance(params, Mapping) else None
-    return client_from_meta(meta) or session
+    meta = params.get("_meta") if type(params) is dict or isinstance(params, Mapping) else None
+    return (None if meta is None else client_from_meta(meta)) or session
 
 
 @functools.lru_cache(maxsize=256)

@@ -151,7 +151,7 @@ class OutcomeRecorder:
         (`pydantic_lenient.observe.clients.client_from_info`), when it said."""
         if status not in STATUSES:
             raise ValueError(_bad_status(status))
-        self._pending.append(_Queued(tool, status, duration_ms, failures, norms, time.time(), client=client))
+        self._pending.append(_Queued(tool, status, duration_ms, failures, norms, time.time(), None, None, (), client))
         if self.telemetry is not None:
             self._tell(CallOutcome(tool, status, duration_ms, failures, norms, client=client))
         if len(self._pending) > _PENDING_LIMIT:
