@@ -29,6 +29,7 @@ from PIL import Image
 
 from pydantic_lenient import Normalizer
 from pydantic_lenient.cli.main import main
+from pydantic_lenient.observe.clients import Client
 from pydantic_lenient.observe.dashboard import (
     MIN_WINDOW_HOURS,
     PAGE_HOURS,
@@ -51,20 +52,23 @@ HOSTILE_TOOL = '<img src=x onerror="document.title=1">'
 LIMIT = FieldFailure("limit", "int_type", "digit string")
 OLD_STR = FieldFailure("old_str", "unknown_parameter", "unknown parameter `old_str`")
 OLD_TEXT = FieldFailure("old_text", "missing", "missing parameter `old_text`")
+CURSOR = Client("cursor-vscode", "1.7.2")
+CLAUDE_CODE = Client("claude-code", "2.1.0")
 
 
 def fill_log_dir(log_dir: Path) -> None:
-    """Known figures: 9 calls (4 ok, 4 refused, 1 failed), 3 patterns, 2 normalized calls."""
+    """Known figures: 9 calls (4 ok, 4 refused, 1 failed), 3 patterns, 2 normalized calls; Cursor
+    sent the six search calls, Claude Code the two edit_file calls, and the last call named no client."""
     normalizer = Normalizer.from_file(EXAMPLES / "fs_rules.json")
     recorder = OutcomeRecorder(log_dir, normalizer=normalizer, flush_every=3600)
     normalizer.apply("edit_file", {"path": "a", "old_str": "a", "new_str": "b"})
     normalizer.apply("edit_file", {"path": "a", "old_text": "a", "new_text": "b", "dry_run": "true"})
     normalizer.apply("search_files", {"pattern": "x"})
     for _ in range(3):
-        recorder.record("search", "ok", 2.0)
-        recorder.record("search", "refused", 1.0, failures=(LIMIT,))
-    recorder.record("edit_file", "refused", 1.0, failures=(OLD_STR, OLD_TEXT))
-    recorder.record("edit_file", "error", 5.0)
+        recorder.record("search", "ok", 2.0, client=CURSOR)
+        recorder.record("search", "refused", 1.0, failures=(LIMIT,), client=CURSOR)
+    recorder.record("edit_file", "refused", 1.0, failures=(OLD_STR, OLD_TEXT), client=CLAUDE_CODE)
+    recorder.record("edit_file", "error", 5.0, client=CLAUDE_CODE)
     recorder.record(HOSTILE_TOOL, "ok", 1.0, norms=("edit-old_str",))
     recorder.close()
 
@@ -95,6 +99,14 @@ def test_the_fixes_rank_the_patterns_each_with_its_suggestion(log_dir: Path) -> 
     assert [fix["count"] for fix in fixes] == sorted((fix["count"] for fix in fixes), reverse=True)
     assert data["suggestions"][fixes[0]["suggestion"]]["rule"]["id"] == "search-limit-int"
     assert [fix["suggestion"] for fix in fixes[1:]] == [None, None]  # one refusal each: below min_count
+    # Each pattern's refusals by the client that sent them, and the suggestion says so too.
+    assert fixes[0]["clients"] == [{"client": "cursor-vscode", "count": 3}]
+    assert data["suggestions"][fixes[0]["suggestion"]]["text"].endswith("; by client: cursor-vscode 3)")
+    assert [entry["client"] for entry in data["recent"]][-3:] == [
+        {"name": "claude-code", "version": "2.1.0"},
+        {"name": "claude-code", "version": "2.1.0"},
+        None,
+    ]
     # With a lower threshold, the alias fixes both sides of the pair: the name sent and the name meant.
     data = dashboard_data(log_dir, min_count=1)
     by_param = {fix["param"]: data["suggestions"][fix["suggestion"]] for fix in data["fixes"]}
@@ -264,7 +276,7 @@ class Dom(HTMLParser):
         attributes = dict(attrs)
         self._open.append((tag, attributes.get("id"), []))
         if tag == "tr":
-            kind = next((name for name in ("data-pattern", "data-tool") if name in attributes), None)
+            kind = next((name for name in ("data-pattern", "data-tool", "data-client") if name in attributes), None)
             self._row = (kind, []) if kind else None
         if tag == "td" and self._row is not None:
             self._row[1].append([])
@@ -308,6 +320,14 @@ def check_figures(dom: Dom, log_dir: Path) -> None:
     tools = {cells[0]: cells[1:5] for cells in dom.rows["data-tool"]}
     assert tools["search"] == ["6", "3", "3", "0"]
     assert tools[HOSTILE_TOOL] == ["1", "1", "0", "0"]  # shown as text
+    # By client: the calls, and each pattern's refusals, of the host that sent them.
+    clients = {cells[0]: cells[1:] for cells in dom.rows["data-client"]}
+    assert clients == {
+        "cursor-vscode": ["1.7.2", "cursor", "6", "3", "3", "0", "0"],
+        "claude-code": ["2.1.0", "claude-code", "2", "0", "1", "1", "0"],
+    }
+    by_client = {cells[2]: cells[-1] for cells in dom.rows["data-pattern"]}
+    assert by_client == {"limit": "cursor-vscode 3", "old_str": "claude-code 1", "old_text": "claude-code 1"}
     assert "img" not in dom.tags  # and never as markup
     assert dom.text_by_id["patterns-count"] == str(len(stats.patterns))
     assert '"coerce_to": "int"' in dom.text_by_id["rules-json"]

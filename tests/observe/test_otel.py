@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pydantic_lenient.normalizer.engine import Normalizer
+from pydantic_lenient.observe.clients import Client
 from pydantic_lenient.observe.outcomes import CallOutcome
 from pydantic_lenient.observe.recorder import OutcomeRecorder
 from tests.sdks import require
@@ -462,3 +463,62 @@ def test_a_proxied_span_carries_the_protocol_version_the_session_speaks() -> Non
     assert all(
         span.attributes is not None and span.attributes["mcp.protocol.version"] == "2025-06-18" for span in spans
     )
+
+
+# ---- which client sent the call
+
+
+CURSOR_META = {"io.modelcontextprotocol/clientInfo": {"name": "cursor-vscode", "version": "1.7.2"}}
+
+
+def test_the_adapter_span_names_its_client_and_the_metrics_only_its_host() -> None:
+    exported = Exported()
+    client = Client("cursor-vscode", "1.7.2")
+    exported.telemetry.call_ended(CallOutcome("search", "refused", 1.0, client=client), error=[_missing("limit")])
+    invented = Client("my-own-agent " + SECRET, "0")
+    exported.telemetry.call_ended(CallOutcome("search", "ok", 1.0, client=invented))
+    first, second = exported.spans.get_finished_spans()
+    assert {key: value for key, value in (first.attributes or {}).items() if "client" in key} == {
+        "pydantic_lenient.client.name": "cursor-vscode",
+        "pydantic_lenient.client.version": "1.7.2",
+        "pydantic_lenient.client.host": "cursor",
+    }
+    assert (second.attributes or {})["pydantic_lenient.client.host"] == OTHER
+    points = exported.points()
+    hosts = {dict(key).get("pydantic_lenient.client.host") for key in points["mcp.server.operation.duration"]}
+    assert hosts == {"cursor", OTHER}  # never the name a client invented
+    assert {dict(key).get("pydantic_lenient.client.host") for key in points["pydantic_lenient.refusals"]} == {"cursor"}
+    assert "my-own-agent" not in repr(points)
+
+
+def test_a_proxied_call_names_the_client_of_its_initialize_or_of_its_meta() -> None:
+    exported = Exported()
+    relay = _relay(exported)
+    initialize = {"protocolVersion": "2025-11-25", "clientInfo": {"name": "claude-code", "version": "2.1.0"}}
+    relay.from_client(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize}).encode())
+    _call(relay, 2, "search", {"limit": "100"})
+    relay.from_upstream(b'{"jsonrpc":"2.0","id":2,"result":{"content":[]}}')
+    # At protocol 2026-07-28 each request names its client in _meta.
+    message = {"jsonrpc": "2.0", "id": 3, "method": "tools/call"}
+    params = {"name": "search", "arguments": {"limit": 1}, "_meta": CURSOR_META}
+    relay.from_client(json.dumps({**message, "params": params}).encode())
+    relay.from_upstream(b'{"jsonrpc":"2.0","id":3,"result":{"content":[]}}')
+    spans = exported.spans.get_finished_spans()
+    named = [
+        (
+            span.kind,
+            (span.attributes or {}).get("pydantic_lenient.client.name"),
+            (span.attributes or {}).get("pydantic_lenient.client.host"),
+        )
+        for span in spans
+    ]
+    assert named == [
+        (SpanKind.CLIENT, "claude-code", "claude-code"),
+        (SpanKind.SERVER, "claude-code", "claude-code"),
+        (SpanKind.CLIENT, "cursor-vscode", "cursor"),
+        (SpanKind.SERVER, "cursor-vscode", "cursor"),
+    ]
+    hosts = {
+        dict(key).get("pydantic_lenient.client.host") for key in exported.points()["mcp.client.operation.duration"]
+    }
+    assert hosts == {"claude-code", "cursor"}

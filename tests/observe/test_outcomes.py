@@ -24,6 +24,7 @@ from pydantic_lenient import Normalizer
 from pydantic_lenient.normalizer.stats import timestamp
 from pydantic_lenient.observe.audit_text import audit_timestamp
 from pydantic_lenient.observe.auditlog import AuditLog, read_audit_log
+from pydantic_lenient.observe.clients import client_from_info
 from pydantic_lenient.observe.failures import FieldFailure, field_failures
 from pydantic_lenient.observe.logdir import LogDirError
 from pydantic_lenient.observe.outcomes import STATUSES, CallOutcome, Status
@@ -557,6 +558,7 @@ hostile_text = st.text(st.characters(codec=None), max_size=300)  # lone surrogat
     failures=st.lists(
         st.builds(FieldFailure, hostile_text, hostile_text, hostile_text, st.none() | hostile_text), max_size=3
     ),
+    client_info=st.none() | st.fixed_dictionaries({"name": hostile_text, "version": hostile_text}),
 )
 def test_an_audit_line_is_what_json_dumps_writes(
     tool: str,
@@ -564,13 +566,15 @@ def test_an_audit_line_is_what_json_dumps_writes(
     duration_ms: float,
     norms: list[str],
     failures: list[FieldFailure],
+    client_info: dict[str, str] | None,
 ) -> None:
     """The audit line is built without json.dumps, byte for byte as json.dumps would write it, but
     for the three characters str.splitlines breaks at that JSON leaves raw."""
     ts = 1_780_000_000.123
     recorder = OutcomeRecorder()
+    client = client_from_info(client_info)
     line = recorder._counts.fold(
-        CallOutcome(tool, status, duration_ms, tuple(failures), tuple(norms), ts), audit_line=True
+        CallOutcome(tool, status, duration_ms, tuple(failures), tuple(norms), ts, client), audit_line=True
     )
     errors = []
     for failure in failures:
@@ -590,6 +594,11 @@ def test_an_audit_line_is_what_json_dumps_writes(
         "norms": [clean_name(norm) for norm in norms],
         "errors": errors,
     }
+    if client_info is not None and client is not None:
+        entry["client"] = {
+            "name": clean_name(client_info["name"], 100),
+            "version": clean_name(client_info["version"], 50),
+        }
     dumped = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
     # json.dumps leaves U+0085, U+2028 and U+2029 raw; the audit line escapes them, so that every
     # reader finds one line per call.

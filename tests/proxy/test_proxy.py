@@ -569,6 +569,32 @@ def test_a_secret_in_any_argument_position_reaches_no_file_the_proxy_writes(tmp_
     assert b'"stray"' in (log_dir / "outcomes.json").read_bytes()  # the name, for a suggested alias
 
 
+def test_the_proxy_records_the_client_an_sdk_client_names_at_initialize(tmp_path: Path) -> None:
+    """The official SDK's client names itself at ``initialize``: every call the proxy records, in
+    ``outcomes.json`` and the audit log, carries that name and version, and its host profile."""
+    from pydantic_lenient.observe.auditlog import read_audit_log
+    from pydantic_lenient.observe.stats_file import load_outcomes
+
+    upstream = [*_python_upstream(tmp_path, _CHANGING_TOOLS), str(tmp_path / "received.jsonl")]
+    log_dir = tmp_path / "logs"
+    client_info = types.Implementation(name="gemini-cli-mcp-client", version="0.9.0")
+
+    async def exercise() -> None:
+        async with connected(proxied(upstream, "--log-dir", str(log_dir)), client_info=client_info) as session:
+            await session.list_tools()
+            await session.call_tool("count", {"n": "2"})  # repaired
+            await session.call_tool("count", {"n": "two"})  # refused
+
+    run(exercise())
+    stats = load_outcomes(log_dir)
+    assert [(c.client, c.version, c.host, c.ok, c.refused, c.changed) for c in stats.clients] == [
+        ("gemini-cli-mcp-client", "0.9.0", "gemini-cli", 1, 1, 1)
+    ]
+    assert [pattern.clients for pattern in stats.patterns] == [{"gemini-cli-mcp-client": 1}]
+    entries = read_audit_log(log_dir)
+    assert [entry.client.name if entry.client else None for entry in entries] == ["gemini-cli-mcp-client"] * 2
+
+
 # ---- remote upstreams: sessions, SSE, resumption and headers
 
 

@@ -350,3 +350,22 @@ def test_a_valid_call_is_validated_once_and_forwarded_as_the_same_bytes(monkeypa
     deep = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","x":1e400,"params":{"name":"count","arguments":{"n":3}}}\n'
     assert relay.from_client(deep).upstream is deep
     assert counts == {"validation": 2, "repair": 0, "walk": 1}
+
+
+# ---- which client sent each call
+
+
+def test_each_call_is_recorded_with_the_client_of_its_meta_else_of_the_sessions_initialize() -> None:
+    recorder = OutcomeRecorder()
+    relay = _listed(recorder)
+    initialize = {"protocolVersion": "2025-11-25", "clientInfo": {"name": "cursor-vscode", "version": "1.7.2"}}
+    relay.from_client(_line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize}))
+    relay.from_client(_line(_call(1, {"n": "1"})))
+    relay.from_upstream(_line({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}))
+    meta = {"io.modelcontextprotocol/clientInfo": {"name": "x" * 10_000, "version": 7}}
+    call = _call(2, {"n": 2})
+    call["params"]["_meta"] = meta
+    relay.from_client(_line(call))
+    relay.from_upstream(_line({"jsonrpc": "2.0", "id": 2, "result": {"content": []}}))
+    clients = {(c.client, c.version, c.host, c.ok, c.changed) for c in recorder.snapshot().clients}
+    assert clients == {("cursor-vscode", "1.7.2", "cursor", 1, 1), ("x" * 100, "", "_OTHER", 1, 0)}

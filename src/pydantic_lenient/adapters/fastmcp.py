@@ -25,6 +25,7 @@ Needs the ``fastmcp`` extra.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Sequence
@@ -39,7 +40,9 @@ from fastmcp.tools.function_parsing import ParsedFunction
 from pydantic import ValidationError
 
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
+from pydantic_lenient.observe.clients import Client, client_from_info, client_of_call
 from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, unknown_parameters
+from pydantic_lenient.observe.outcomes import Status
 from pydantic_lenient.observe.recorder import OutcomeRecorder, adapter_recorder
 from pydantic_lenient.schema.catalog import model_from_function
 from pydantic_lenient.schema.styles import Style
@@ -98,6 +101,7 @@ class LenientMiddleware(Middleware):
         started = time.perf_counter()
         params = context.message
         norms: tuple[str, ...] = ()
+        client = _client(context) if self.recorder is not None else None
         # Calls to names the server does not have are left alone: FastMCP refuses them.
         tool = (
             await _server_tool(context, params.name) if self.lenient_parameters or self.normalizer is not None else None
@@ -110,7 +114,8 @@ class LenientMiddleware(Middleware):
                 result = self.normalizer.apply(params.name, params.arguments or {})
             except NormalizationConflict as error:
                 if self.recorder is not None:
-                    self.recorder.record(params.name, "refused", _since(started), failures=(NORMALIZATION_CONFLICT,))
+                    failures = (NORMALIZATION_CONFLICT,)
+                    self.recorder.record(params.name, "refused", _since(started), failures=failures, client=client)
                 raise ToolError(str(error)) from None
             if result.applied:
                 norms = tuple(entry["rule_id"] for entry in result.applied)
@@ -129,13 +134,14 @@ class LenientMiddleware(Middleware):
         except BaseException as error:
             refusal = _validation_error(error)
             if refusal is not None:  # its field failures are worked out off the call path
-                self.recorder.record_refusal(params.name, _since(started), refusal, arguments, known=known, norms=norms)
-            elif isinstance(error, FastMCPValidationError):
-                self.recorder.record(params.name, "refused", _since(started), failures=unknown, norms=norms)
+                self.recorder.record_refusal(
+                    params.name, _since(started), refusal, arguments, known=known, norms=norms, client=client
+                )
             else:
-                self.recorder.record(params.name, "error", _since(started), failures=unknown, norms=norms)
+                status: Status = "refused" if isinstance(error, FastMCPValidationError) else "error"
+                self.recorder.record(params.name, status, _since(started), failures=unknown, norms=norms, client=client)
             raise
-        self.recorder.record(params.name, "ok", _since(started), failures=unknown, norms=norms)
+        self.recorder.record(params.name, "ok", _since(started), failures=unknown, norms=norms, client=client)
         return response
 
     async def _describe(self, context: MiddlewareContext[Any], name: str) -> None:
@@ -179,6 +185,17 @@ def _validation_error(error: BaseException) -> ValidationError | None:
             return None
         error = error.__cause__
     return None
+
+
+def _client(context: MiddlewareContext[mt.CallToolRequestParams]) -> Client | None:
+    """The client that sent the call: named in its ``_meta`` (protocol 2026-07-28), else at the
+    session's ``initialize``."""
+    initialize = None
+    if context.fastmcp_context is not None:
+        with contextlib.suppress(RuntimeError):  # no session: a call made in process
+            initialize = context.fastmcp_context.session.client_params
+    meta = context.message.meta
+    return client_of_call({"_meta": meta}, client_from_info(getattr(initialize, "client_info", None)))
 
 
 def _since(started: float) -> float:

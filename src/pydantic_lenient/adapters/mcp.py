@@ -54,6 +54,7 @@ from pydantic import PrivateAttr, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
+from pydantic_lenient.observe.clients import Client, client_from_info, client_of_call
 from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, unknown_parameters
 from pydantic_lenient.observe.outcomes import Status
 from pydantic_lenient.observe.recorder import OutcomeRecorder, adapter_recorder
@@ -218,12 +219,13 @@ class LenientServerMiddleware:
             return await call_next(ctx)
         started = time.perf_counter()
         norms: tuple[str, ...] = ()
+        client = _client(ctx) if self.recorder is not None else None
         # Only calls to tools the server has are normalized: the SDK refuses the others.
         if self.normalizer is not None and _tool(self.server, name) is not None:
             try:
                 result = self.normalizer.apply(name, arguments)
             except NormalizationConflict as error:
-                self._record(name, started, "refused", (NORMALIZATION_CONFLICT,), norms)
+                self._record(name, started, "refused", (NORMALIZATION_CONFLICT,), norms, client)
                 return CallToolResult(content=[TextContent(type="text", text=str(error))], is_error=True)
             if result.applied:
                 arguments = result.arguments
@@ -236,7 +238,7 @@ class LenientServerMiddleware:
         try:
             response = await call_next(ctx)
         except BaseException:
-            self._record(name, started, "error", (), norms)
+            self._record(name, started, "error", (), norms, client)
             raise
         finally:
             _REFUSAL.reset(token)
@@ -246,7 +248,7 @@ class LenientServerMiddleware:
         # refused or ignored stays the SDK's (and the tool's) own setting.
         unknown = unknown_parameters(arguments, metadata.parameter_names) if metadata is not None else ()
         if not _is_error(response):
-            self.recorder.record(name, "ok", duration_ms, failures=unknown, norms=norms)
+            self.recorder.record(name, "ok", duration_ms, failures=unknown, norms=norms, client=client)
         elif (
             refusal.error is not None
             and refusal.metadata is not None
@@ -256,17 +258,30 @@ class LenientServerMiddleware:
             # process), kept as it raised it: a refused call is validated once.
             known = refusal.metadata.parameter_names
             refused = refusal.error.with_traceback(None)  # handled: its frames need not live until the flush
-            self.recorder.record_refusal(name, duration_ms, refused, arguments, known=known, norms=norms)
+            self.recorder.record_refusal(name, duration_ms, refused, arguments, known=known, norms=norms, client=client)
         else:
-            self.recorder.record(name, "error", duration_ms, failures=unknown, norms=norms)
+            self.recorder.record(name, "error", duration_ms, failures=unknown, norms=norms, client=client)
         return response
 
     def _record(
-        self, name: str, started: float, status: Status, failures: tuple[FieldFailure, ...], norms: tuple[str, ...]
+        self,
+        name: str,
+        started: float,
+        status: Status,
+        failures: tuple[FieldFailure, ...],
+        norms: tuple[str, ...],
+        client: Client | None,
     ) -> None:
         if self.recorder is not None:
             duration_ms = (time.perf_counter() - started) * 1000
-            self.recorder.record(name, status, duration_ms, failures=failures, norms=norms)
+            self.recorder.record(name, status, duration_ms, failures=failures, norms=norms, client=client)
+
+
+def _client(ctx: ServerRequestContext[Any, Any]) -> Client | None:
+    """The client that sent the request: named in its ``_meta`` (protocol 2026-07-28), else at the
+    session's ``initialize``."""
+    initialize = getattr(ctx.session, "client_params", None)
+    return client_of_call(ctx.params, client_from_info(getattr(initialize, "client_info", None)))
 
 
 def _is_error(response: HandlerResult) -> bool:

@@ -313,16 +313,22 @@ def _telemetry() -> Any:
 def _suggest(arguments: argparse.Namespace) -> int:
     from pydantic_lenient.observe.logdir import LogDirError
     from pydantic_lenient.observe.stats_file import load_outcomes
-    from pydantic_lenient.observe.suggestions import rules_document, suggest
+    from pydantic_lenient.observe.suggestions import client_lines, rules_document, suggest
 
     try:
-        suggestions = suggest(load_outcomes(arguments.log_dir), min_count=arguments.min_count)
+        stats = load_outcomes(arguments.log_dir)
+        suggestions = suggest(stats, min_count=arguments.min_count)
     except LogDirError as error:
         raise CommandError(str(error)) from None
     if not suggestions:
         print(f"no suggestions: no pattern has {arguments.min_count} refusals yet", file=sys.stderr)
     for suggestion in suggestions:
         print(suggestion)
+    clients = client_lines(stats)
+    if clients:
+        print("by client:")
+        for line in clients:
+            print(f"  {line}")
     if arguments.rules_out is not None:
         write(json.dumps(rules_document(suggestions), indent=2, ensure_ascii=False) + "\n", arguments.rules_out)
     return 0

@@ -4,6 +4,7 @@ OpenTelemetry.
 One module per job, from the bottom up:
 
 * `shapes`: what a client's value looks like (`value_shape`), and its names made safe to keep;
+* `clients`: which client sent a call (`Client`, from its ``clientInfo``), and its host profile;
 * `failures`: a validation error read as the refused fields of a call (`field_failures`);
 * `outcomes`: a call's `Status`, its `CallOutcome` record and the `OutcomeSink` that receives them;
 * `logdir`, `stats_file`: a log directory's files, and ``outcomes.json``'s records (`load_outcomes`);
@@ -29,6 +30,7 @@ if typing.TYPE_CHECKING:
         AuditLog,
         read_audit_log,
     )
+    from .clients import Client, client_from_info
     from .failures import NORMALIZATION_CONFLICT, FieldFailure, field_failures
     from .logdir import LogDirError
     from .outcomes import STATUSES, CallOutcome, OutcomeSink, Status
@@ -36,6 +38,7 @@ if typing.TYPE_CHECKING:
     from .shapes import value_shape
     from .stats_file import (
         AliasEvidence,
+        ClientCalls,
         ErrorPattern,
         FieldAnnotation,
         HourCalls,
@@ -55,6 +58,8 @@ __all__ = (
     "AuditError",
     "AuditLog",
     "CallOutcome",
+    "Client",
+    "ClientCalls",
     "ErrorPattern",
     "FieldAnnotation",
     "FieldFailure",
@@ -68,6 +73,7 @@ __all__ = (
     "Suggestion",
     "ToolCalls",
     "adapter_recorder",
+    "client_from_info",
     "field_failures",
     "load_outcomes",
     "read_audit_log",
@@ -83,6 +89,8 @@ _MODULE_OF: dict[str, str] = {
     "AuditError": "auditlog",
     "AuditLog": "auditlog",
     "read_audit_log": "auditlog",
+    "Client": "clients",
+    "client_from_info": "clients",
     "NORMALIZATION_CONFLICT": "failures",
     "FieldFailure": "failures",
     "field_failures": "failures",
@@ -95,6 +103,7 @@ _MODULE_OF: dict[str, str] = {
     "adapter_recorder": "recorder",
     "value_shape": "shapes",
     "AliasEvidence": "stats_file",
+    "ClientCalls": "stats_file",
     "ErrorPattern": "stats_file",
     "FieldAnnotation": "stats_file",
     "HourCalls": "stats_file",

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic_lenient.normalizer.stats import timestamp
 
+from .clients import Client
 from .shapes import clean_name
 
 __all__ = ("LAST_SECOND", "audit_error_text", "audit_line_text", "audit_timestamp")
@@ -41,19 +42,35 @@ def audit_error_text(param: str, error_type: str, shape: str, sample: str | None
     return f'{text},"sample":{_json_text(sample)}}}' if sample is not None else f"{text}}}"
 
 
-def audit_line_text(ts: float, tool: str, status: str, duration_ms: float, norms: Sequence[str], errors: str) -> str:
+def audit_line_text(
+    ts: float,
+    tool: str,
+    status: str,
+    duration_ms: float,
+    norms: Sequence[str],
+    errors: str,
+    client: Client | None = None,
+) -> str:
     """A call's audit line: ``tool`` as cleaned for its counts, ``norms`` as applied (cleaned here),
-    ``errors`` the `audit_error_text` items joined by commas.
+    ``errors`` the `audit_error_text` items joined by commas, and the ``client`` that sent the call
+    (already cleaned, `pydantic_lenient.observe.clients`) last, when it named itself.
 
     >>> audit_line_text(1780000000.5, "search", "ok", 1.25, ("id-rule",), "")
     '{"ts":"2026-05-28T20:26:40.500Z","tool":"search","status":"ok","duration_ms":1.25,"norms":["id-rule"],"errors":[]}'
+    >>> audit_line_text(1780000000.5, "search", "ok", 1.25, (), "", Client("cursor-vscode", "1.2"))[-62:]
+    '"errors":[],"client":{"name":"cursor-vscode","version":"1.2"}}'
     """
     duration_ms = round(duration_ms, 3)
     norms_text = ",".join([_json_text(clean_name(norm)) for norm in norms]) if norms else ""
     line = (
         f'{{"ts":"{audit_timestamp(ts)}","tool":{_json_text(tool)},"status":"{status}",'
-        f'"duration_ms":{duration_ms!r},"norms":[{norms_text}],"errors":[{errors}]}}'
+        f'"duration_ms":{duration_ms!r},"norms":[{norms_text}],"errors":[{errors}]'
     )
+    if client is None:
+        line += "}"
+    else:
+        name, version = _json_text(client.name), _json_text(client.version)
+        line += f',"client":{{"name":{name},"version":{version}}}}}'
     return line if line.isascii() else line.translate(_LINE_BREAKS)
 
 

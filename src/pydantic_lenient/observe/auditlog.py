@@ -1,8 +1,10 @@
 """The audit log: one JSON line per tool call in ``LOG_DIR/audit.jsonl``, rotated by size.
 
-A line is ``{"ts", "tool", "status", "duration_ms", "norms", "errors"}``: ``norms`` lists the ids
-of the normalizer rules that changed the call, ``errors`` holds one ``{"param", "type", "shape"}``
-per refused field (plus a truncated ``sample`` of the value only when the recorder keeps samples).
+A line is ``{"ts", "tool", "status", "duration_ms", "norms", "errors", "client"}``: ``norms`` lists
+the ids of the normalizer rules that changed the call, ``errors`` holds one ``{"param", "type",
+"shape"}`` per refused field (plus a truncated ``sample`` of the value only when the recorder keeps
+samples), and ``client`` the ``{"name", "version"}`` the client sent as its ``clientInfo`` (absent
+when it sent none, and in lines written before it was recorded).
 
 When the file would grow past ``max_bytes`` it becomes ``audit.jsonl.1`` (the older ones move up
 to ``audit.jsonl.<backups>``; the oldest is dropped). The recorder writes in batches; a batch that
@@ -26,7 +28,7 @@ from .logdir import AUDIT_FILE, LogDirError, first_problem
 if sys.platform != "win32":
     import fcntl
 
-__all__ = ("AUDIT_FILE", "AuditEntry", "AuditError", "AuditLog", "LogDirError", "read_audit_log")
+__all__ = ("AUDIT_FILE", "AuditClient", "AuditEntry", "AuditError", "AuditLog", "LogDirError", "read_audit_log")
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 DEFAULT_BACKUPS = 5
@@ -45,6 +47,15 @@ class AuditError(BaseModel):
     sample: str | None = None
 
 
+class AuditClient(BaseModel):
+    """The client that sent a call, as its ``clientInfo`` named it (cut and cleaned)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    version: str = ""
+
+
 class AuditEntry(BaseModel):
     """One line of the audit log."""
 
@@ -56,6 +67,7 @@ class AuditEntry(BaseModel):
     duration_ms: Annotated[float, Field(ge=0, allow_inf_nan=False)]
     norms: list[str]
     errors: list[AuditError]
+    client: AuditClient | None = None
 
 
 class AuditLog:

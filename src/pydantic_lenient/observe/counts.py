@@ -21,10 +21,21 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, Protocol, TypeVar
 
 from .audit_text import LAST_SECOND, audit_error_text, audit_line_text
+from .clients import OTHER_HOST, Client
 from .failures import FieldFailure
 from .outcomes import Status
 from .shapes import clean_name
-from .stats_file import AliasEvidence, ErrorPattern, FieldAnnotation, HourCalls, HourCount, OutcomeStats, ToolCalls
+from .stats_file import (
+    CLIENTS_PER_PATTERN,
+    AliasEvidence,
+    ClientCalls,
+    ErrorPattern,
+    FieldAnnotation,
+    HourCalls,
+    HourCount,
+    OutcomeStats,
+    ToolCalls,
+)
 
 __all__ = ("OutcomeCounts", "add_outcomes")
 
@@ -48,6 +59,8 @@ class _Outcome(Protocol):
     def norms(self) -> tuple[str, ...]: ...
     @property
     def ts(self) -> float: ...
+    @property
+    def client(self) -> Client | None: ...
 
 
 # Named tuples: hashed in C, as folding looks each one up for every refused field.
@@ -104,6 +117,15 @@ class _Seen:
     last_seen: float
     hourly: dict[int, int] = field(default_factory=dict)
     samples: list[str] = field(default_factory=list)
+    clients: dict[str, int] = field(default_factory=dict)
+
+    def add_client(self, name: str, count: int = 1) -> None:
+        """Count ``count`` refusals from the client ``name``: past `CLIENTS_PER_PATTERN` names, as
+        ``_OTHER``, so that a client inventing names cannot grow a pattern."""
+        clients = self.clients
+        if name not in clients and len(clients) >= CLIENTS_PER_PATTERN:
+            name = OTHER_HOST
+        clients[name] = clients.get(name, 0) + count
 
     def add(self, ts: float, hour: int, max_hours: int) -> None:
         self.count += 1
@@ -123,6 +145,16 @@ class _Calls:
     refused: int = 0
     error: int = 0
     duration_ms: float = 0.0
+
+
+@dataclass(slots=True)
+class _ClientCalls:
+    version: str = ""
+    host: str = OTHER_HOST
+    ok: int = 0
+    refused: int = 0
+    error: int = 0
+    changed: int = 0  # calls the normalizer or repair changed
 
 
 def _prune_hours(hourly: dict[int, Any], max_hours: int) -> None:
@@ -202,6 +234,7 @@ class OutcomeCounts:
         self.max_hours = max_hours
         self.audit_lines_dropped = 0  # by the recorder, when the disk refused them too long
         self._tools: dict[str, _Calls] = {}
+        self._clients: dict[str, _ClientCalls] = {}
         self._hourly: dict[int, _Calls] = {}
         self._patterns: dict[_PatternKey, _Seen] = {}
         self._pairs: dict[_PairKey, _Seen] = {}
@@ -239,10 +272,29 @@ class OutcomeCounts:
             by_hour.error += 1
         by_tool.duration_ms += duration_ms
         by_hour.duration_ms += duration_ms
-        errors = self._fold_failures(tool, ts, hour, outcome.failures, audit_line) if outcome.failures else ""
+        client = outcome.client
+        if client is not None:
+            self._fold_client(client, status, bool(outcome.norms))
+        errors = (
+            self._fold_failures(tool, ts, hour, outcome.failures, audit_line, client.name if client else None)
+            if outcome.failures
+            else ""
+        )
         if not audit_line:
             return None
-        return audit_line_text(ts, tool, status, duration_ms, outcome.norms, errors)
+        return audit_line_text(ts, tool, status, duration_ms, outcome.norms, errors, client)
+
+    def _fold_client(self, client: Client, status: Status, changed: bool) -> None:
+        by_client = _touch(self._clients, client.name, _ClientCalls, self.max_patterns)
+        by_client.version = client.version or by_client.version
+        by_client.host = client.host
+        if status == "ok":
+            by_client.ok += 1
+        elif status == "refused":
+            by_client.refused += 1
+        else:
+            by_client.error += 1
+        by_client.changed += changed
 
     def annotate(self, annotation: FieldAnnotation) -> None:
         """Keep what the strictness audit would change in a tool's parameter, for suggestions."""
@@ -260,6 +312,16 @@ class OutcomeCounts:
             calls.duration_ms += tool_calls.duration_ms
         while len(self._tools) > self.max_patterns:
             del self._tools[next(iter(self._tools))]
+        for client_calls in saved.clients:
+            by_client = _touch(self._clients, client_calls.client, _ClientCalls, len(self._clients) + 1)
+            by_client.version = client_calls.version or by_client.version
+            by_client.host = client_calls.host
+            by_client.ok += client_calls.ok
+            by_client.refused += client_calls.refused
+            by_client.error += client_calls.error
+            by_client.changed += client_calls.changed
+        while len(self._clients) > self.max_patterns:
+            del self._clients[next(iter(self._clients))]
         for hour_calls in saved.hourly:
             calls = self._hourly.setdefault(int(hour_calls.start), _Calls())
             calls.ok += hour_calls.ok
@@ -274,9 +336,13 @@ class OutcomeCounts:
                 seen.hourly[hour] = seen.hourly.get(hour, 0) + bucket.count
             _prune_hours(seen.hourly, self.max_hours)
             seen.samples = [*seen.samples, *pattern.samples][-_SAMPLES_PER_PATTERN:]
+            for client_name, count in pattern.clients.items():
+                seen.add_client(client_name, count)
         for alias in saved.aliases:
             pair = _PairKey(alias.tool, alias.unknown, alias.missing)
-            self._added(self._pairs, pair, alias.count, alias.first_seen, alias.last_seen)
+            pair_seen = self._added(self._pairs, pair, alias.count, alias.first_seen, alias.last_seen)
+            for client_name, count in alias.clients.items():
+                pair_seen.add_client(client_name, count)
         self._patterns = _latest_seen(self._patterns, self.max_patterns)
         self._pairs = _latest_seen(self._pairs, self.max_patterns)
         for annotation in saved.annotations:
@@ -300,6 +366,7 @@ class OutcomeCounts:
         recorder saves what it took). The annotations stay: they describe tools, not calls."""
         stats = self.stats()
         self._tools.clear()
+        self._clients.clear()
         self._hourly.clear()
         self._patterns.clear()
         self._pairs.clear()
@@ -311,6 +378,18 @@ class OutcomeCounts:
         return OutcomeStats(
             saved_at=saved_at,
             tools=[ToolCalls(tool=tool, **_calls_fields(calls)) for tool, calls in self._tools.items()],
+            clients=[
+                ClientCalls(
+                    client=name,
+                    version=calls.version,
+                    host=calls.host,
+                    ok=calls.ok,
+                    refused=calls.refused,
+                    error=calls.error,
+                    changed=calls.changed,
+                )
+                for name, calls in self._clients.items()
+            ],
             hourly=[
                 HourCalls(start=hour, **_calls_fields(calls, False)) for hour, calls in sorted(self._hourly.items())
             ],
@@ -325,6 +404,7 @@ class OutcomeCounts:
                     last_seen=seen.last_seen,
                     hourly=[HourCount(start=hour, count=count) for hour, count in sorted(seen.hourly.items())],
                     samples=list(seen.samples),
+                    clients=dict(seen.clients),
                 )
                 for key, seen in self._patterns.items()
             ],
@@ -336,6 +416,7 @@ class OutcomeCounts:
                     count=seen.count,
                     first_seen=seen.first_seen,
                     last_seen=seen.last_seen,
+                    clients=dict(seen.clients),
                 )
                 for key, seen in self._pairs.items()
             ],
@@ -345,10 +426,16 @@ class OutcomeCounts:
         )
 
     def _fold_failures(
-        self, tool: str, ts: float, hour: int, failures: tuple[FieldFailure, ...], audit_line: bool
+        self,
+        tool: str,
+        ts: float,
+        hour: int,
+        failures: tuple[FieldFailure, ...],
+        audit_line: bool,
+        client_name: str | None,
     ) -> str:
-        """Count a call's refused fields into the patterns (and its unknown and missing names into
-        the pairs); their audit log text, with ``audit_line``."""
+        """Count a call's refused fields into the patterns, by client when it named itself (and its
+        unknown and missing names into the pairs); their audit log text, with ``audit_line``."""
         plan = self._plans.get((tool, failures))
         if plan is None:
             if len(self._plans) >= _PLANS_LIMIT:
@@ -361,8 +448,13 @@ class OutcomeCounts:
         for key, sample in zip(plan.keys, plan.samples, strict=True):
             seen = _touch(self._patterns, key, first_seen, self.max_patterns)
             seen.add(ts, hour, self.max_hours)
+            if client_name is not None:
+                seen.add_client(client_name)
             if sample is not None:
                 seen.samples = [*seen.samples[1 - _SAMPLES_PER_PATTERN :], sample]
         for pair_key in plan.pairs:
-            _touch(self._pairs, pair_key, first_seen, self.max_patterns).add(ts, hour, 1)
+            pair_seen = _touch(self._pairs, pair_key, first_seen, self.max_patterns)
+            pair_seen.add(ts, hour, 1)
+            if client_name is not None:
+                pair_seen.add_client(client_name)
         return plan.errors if audit_line else ""

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple, cast
 
 from .auditlog import read_audit_log
 from .logdir import LogDirError
-from .stats_file import load_outcomes
+from .stats_file import CLIENTS_PER_PATTERN, load_outcomes
 from .suggestions import Suggestion, rules_document, suggest
 
 __all__ = (
@@ -67,9 +67,9 @@ _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline
 
 
 def dashboard_data(log_dir: str | os.PathLike[str], *, min_count: int = 3, recent: int = 100) -> dict[str, Any]:
-    """What the page shows: the ranked error patterns with their fixes (``fixes``), the calls per
-    hour over the charts' window (``window``, ``trend``), the saved outcomes, the latest audit
-    entries and the suggestions.
+    """What the page shows: the ranked error patterns with their fixes (``fixes``, each broken down
+    by client), the calls per hour over the charts' window (``window``, ``trend``), the saved
+    outcomes (calls by tool and by client), the latest audit entries and the suggestions.
 
     Raises `LogDirError`, naming the file, for a log directory that cannot be read.
     """
@@ -146,8 +146,8 @@ def _window(outcomes: dict[str, Any], now: float) -> _Window:
 
 def _fixes(patterns: list[dict[str, Any]], suggestions: list[Suggestion], window: _Window) -> list[dict[str, Any]]:
     """The error patterns, most refused first (then most recent), each with the index in
-    ``suggestions`` of the rule or annotation that fixes it (``null`` when none is suggested yet) and
-    its refusals by hour of the window."""
+    ``suggestions`` of the rule or annotation that fixes it (``null`` when none is suggested yet),
+    its refusals by hour of the window, and by the client that sent them (most first)."""
 
     def fixes(suggestion: Suggestion, pattern: dict[str, Any]) -> bool:
         if suggestion.tool != pattern["tool"]:
@@ -167,6 +167,12 @@ def _fixes(patterns: list[dict[str, Any]], suggestions: list[Suggestion], window
             "first_seen": pattern["first_seen"],
             "last_seen": pattern["last_seen"],
             "hourly": window.counts(pattern["hourly"], "count"),
+            "clients": [
+                {"client": name, "count": count}
+                for name, count in sorted(pattern["clients"].items(), key=lambda item: (-item[1], item[0]))[
+                    :CLIENTS_PER_PATTERN
+                ]
+            ],
             "suggestion": next(
                 (index for index, suggestion in enumerate(suggestions) if fixes(suggestion, pattern)), None
             ),
@@ -198,6 +204,7 @@ def _bounded(outcomes: dict[str, Any]) -> dict[str, Any]:
     return {
         **outcomes,
         "tools": most(outcomes["tools"], lambda tool: tool["ok"] + tool["refused"] + tool["error"]),
+        "clients": most(outcomes["clients"], lambda client: client["ok"] + client["refused"] + client["error"]),
         "hourly": latest(outcomes["hourly"]),
         "patterns": patterns,
         "aliases": most(outcomes["aliases"], lambda alias: alias["count"]),

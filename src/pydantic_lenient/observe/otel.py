@@ -13,14 +13,19 @@ events under its own ``pydantic_lenient.`` namespace.
 * The proxy (`ProxyTracer`) opens a server span per ``tools/call`` as a child of the host's
   ``params._meta`` context, and a client span for the upstream, whose context it puts in the
   forwarded ``params._meta``: one trace from the host's call to the server's answer.
+* Spans carry the client that sent the call, as its ``clientInfo`` named it (the conventions have no
+  attribute for it): ``pydantic_lenient.client.name`` and ``pydantic_lenient.client.version``, cut and
+  cleaned (`pydantic_lenient.observe.clients`), and ``pydantic_lenient.client.host``, the host
+  profile that name belongs to or ``_OTHER``. Metrics carry only the host.
 * Events: ``pydantic_lenient.normalization`` (rule, type, JSON pointer), ``pydantic_lenient.repair``
   (kind, JSON pointer), ``pydantic_lenient.refusal`` (field, error type, value shape) and
   ``pydantic_lenient.unknown_argument`` (the name). Never a value.
 * Metrics: ``mcp.server.operation.duration`` and ``mcp.client.operation.duration`` (seconds), and
   the counters ``pydantic_lenient.normalizations``, ``.repairs``, ``.refusals`` and
   ``.unknown_arguments``. Their attributes are bounded: a tool the server does not have counts as
-  ``_OTHER``, an unknown argument's name is never a metric attribute, and each kind of name admits
-  at most ``max_names`` distinct values, then ``_OTHER``.
+  ``_OTHER``, an unknown argument's name is never a metric attribute, a client is counted by its
+  host profile's name (else ``_OTHER``), and each kind of name admits at most ``max_names`` distinct
+  values, then ``_OTHER``.
 
 Uses only OpenTelemetry's API; the application (or `pydantic_lenient.observe.otel_setup` for the
 command line) chooses the SDK and exporters. Needs the ``otel`` extra.
@@ -39,6 +44,7 @@ from opentelemetry.trace import Span, SpanKind, StatusCode
 
 from pydantic_lenient._version import __version__
 
+from .clients import Client
 from .failures import FieldFailure, field_failures
 from .outcomes import CallOutcome
 from .shapes import clean_name
@@ -89,6 +95,9 @@ _FIELD = "pydantic_lenient.field"
 _FIELD_ERROR = "pydantic_lenient.error.type"
 _SHAPE = "pydantic_lenient.value.shape"
 _ARGUMENT = "pydantic_lenient.argument.name"
+_CLIENT_NAME = "pydantic_lenient.client.name"
+_CLIENT_VERSION = "pydantic_lenient.client.version"
+_CLIENT_HOST = "pydantic_lenient.client.host"
 _UNKNOWN_ERRORS = frozenset({"unknown_parameter", "extra_forbidden"})
 
 _OPEN_CALLS_LIMIT = 10_000  # proxy calls awaiting an answer, as the relay bounds its own
@@ -109,15 +118,20 @@ def tool_call_attributes(
     status: str | None = None,
     error_type: str | None = None,
     rpc_status: str | None = None,
+    client: Client | None = None,
+    host: str | None = None,
 ) -> dict[str, Any]:
     """The attributes of a ``tools/call`` span or of its metrics, in the conventions' names: the
     method, the operation and ``tool`` always, each other one only when given. ``transport``: the
     ``network.transport`` of the side the span (or metric) measures, told by whoever knows it: the
-    host side for a server span, the upstream transport for a client span.
+    host side for a server span, the upstream transport for a client span. ``client``: who sent the
+    call, for a span (its name, version and host); ``host``: only its host label, for a metric.
 
     >>> tool_call_attributes("search", request_id=7, transport=TCP)
     {'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', \
 'jsonrpc.request.id': '7', 'network.transport': 'tcp'}
+    >>> tool_call_attributes("search", client=Client("cursor-vscode", "1.0"))["pydantic_lenient.client.host"]
+    'cursor'
     """
     attributes: dict[str, Any] = {_METHOD: _TOOLS_CALL, _OPERATION: _EXECUTE_TOOL, _TOOL: tool}
     if request_id is not None:
@@ -132,7 +146,18 @@ def tool_call_attributes(
         attributes[_ERROR_TYPE] = error_type
     if rpc_status is not None:
         attributes[_RPC_STATUS] = rpc_status
+    if client is not None:
+        attributes[_CLIENT_NAME] = client.name
+        attributes[_CLIENT_VERSION] = client.version
+        host = client.host
+    if host is not None:
+        attributes[_CLIENT_HOST] = host
     return attributes
+
+
+def _host(client: Client | None) -> dict[str, str]:
+    """A metric's client attribute: the host label only, from a fixed set."""
+    return {_CLIENT_HOST: client.host} if client is not None else {}
 
 
 class _BoundedNames:
@@ -239,20 +264,26 @@ class LenientTelemetry:
             )
         tool = self._tool(outcome.tool, known_tool)
         span.set_attribute(_STATUS, outcome.status)
+        client = outcome.client
+        if client is not None:
+            span.set_attributes({_CLIENT_NAME: client.name, _CLIENT_VERSION: client.version, _CLIENT_HOST: client.host})
+        host = _host(client)
         for rule in outcome.norms:
             kind = rule.removeprefix("repair:")
             if kind != rule:  # the proxy's repairs, recorded as norms without their pointers
                 continue
             rule_type, param = (rule_params or {}).get(rule, ("", ""))
-            self._normalized(span, tool, rule, rule_type, json_pointer(param) if param else "")
-        self._refused(span, tool, failures)
+            self._normalized(span, tool, rule, rule_type, json_pointer(param) if param else "", host)
+        self._refused(span, tool, failures, host)
         if own:
             if outcome.status != "ok":
                 span.set_attribute(_ERROR_TYPE, _TOOL_ERROR)
                 span.set_status(StatusCode.ERROR)
             span.end()
         error_type = _TOOL_ERROR if outcome.status != "ok" else None
-        attributes = tool_call_attributes(tool, status=outcome.status, error_type=error_type)
+        attributes = tool_call_attributes(
+            tool, status=outcome.status, error_type=error_type, host=client.host if client else None
+        )
         self.server_duration.record(outcome.duration_ms / 1000, attributes)
 
     # ---- shared by both ways in
@@ -260,40 +291,43 @@ class LenientTelemetry:
     def _tool(self, name: str, known_tool: bool) -> str:
         return self._tools(clean_name(name)) if known_tool else OTHER
 
-    def _normalized(self, span: Span, tool: str, rule: str, rule_type: str, pointer: str) -> None:
+    def _normalized(
+        self, span: Span, tool: str, rule: str, rule_type: str, pointer: str, host: Mapping[str, str]
+    ) -> None:
         rule_id = clean_name(rule)
         span.add_event(
             "pydantic_lenient.normalization", {_RULE_ID: rule_id, _RULE_TYPE: clean_name(rule_type), _POINTER: pointer}
         )
-        self.normalizations.add(1, {_TOOL: tool, _RULE_ID: self._rules(rule_id)})
+        self.normalizations.add(1, {_TOOL: tool, _RULE_ID: self._rules(rule_id), **host})
 
-    def _repaired(self, span: Span, tool: str, repairs: Iterable[Mapping[str, Any]]) -> None:
+    def _repaired(self, span: Span, tool: str, repairs: Iterable[Mapping[str, Any]], host: Mapping[str, str]) -> None:
         for repair in repairs:
             kind = clean_name(str(repair.get("kind", "")))
             span.add_event("pydantic_lenient.repair", {_REPAIR_KIND: kind, _POINTER: str(repair.get("path", ""))})
-            self.repairs.add(1, {_TOOL: tool, _REPAIR_KIND: self._kinds(kind)})
+            self.repairs.add(1, {_TOOL: tool, _REPAIR_KIND: self._kinds(kind), **host})
 
-    def _refused(self, span: Span, tool: str, failures: Iterable[FieldFailure]) -> None:
+    def _refused(self, span: Span, tool: str, failures: Iterable[FieldFailure], host: Mapping[str, str]) -> None:
         for failure in failures:
             field, error_type = clean_name(failure.param), clean_name(failure.error_type)
             if error_type in _UNKNOWN_ERRORS:
                 span.add_event("pydantic_lenient.unknown_argument", {_ARGUMENT: field})
-                self.unknown_arguments.add(1, {_TOOL: tool})
+                self.unknown_arguments.add(1, {_TOOL: tool, **host})
                 field = OTHER  # a name the client invented: never a metric attribute
             span.add_event(
                 "pydantic_lenient.refusal", {_FIELD: field, _FIELD_ERROR: error_type, _SHAPE: clean_name(failure.shape)}
             )
             bounded = field if field == OTHER else self._fields(f"{tool}.{field}").removeprefix(f"{tool}.")
-            self.refusals.add(1, {_TOOL: tool, _FIELD: bounded, _FIELD_ERROR: self._kinds(error_type)})
+            self.refusals.add(1, {_TOOL: tool, _FIELD: bounded, _FIELD_ERROR: self._kinds(error_type), **host})
 
 
 class _ProxyCall:
     """A ``tools/call`` the proxy has forwarded: its two spans, and what the metrics need."""
 
-    __slots__ = ("client", "known_tool", "server", "started", "tool")
+    __slots__ = ("client", "host", "known_tool", "server", "started", "tool")
 
-    def __init__(self, server: Span, client: Span, tool: str, known_tool: bool) -> None:
+    def __init__(self, server: Span, client: Span, tool: str, known_tool: bool, host: dict[str, str]) -> None:
         self.server, self.client, self.tool, self.known_tool = server, client, tool, known_tool
+        self.host = host  # the metrics' client attribute
         self.started = time.perf_counter()
 
 
@@ -323,9 +357,10 @@ class ProxyTracer:
         """The tools the upstream lists: only these are metric attribute values."""
         self.known_tools.update(tools)
 
-    def request(self, request_id: Any, params: dict[str, Any]) -> dict[str, Any]:
+    def request(self, request_id: Any, params: dict[str, Any], client: Client | None = None) -> dict[str, Any]:
         """Open the call's server span (continuing ``params._meta``) and client span, and return
-        ``params`` with the client span's context in ``_meta`` for the upstream."""
+        ``params`` with the client span's context in ``_meta`` for the upstream. ``client``: the
+        client that sent the call, on both spans."""
         tool = params.get("name")
         if not isinstance(tool, str):
             return params
@@ -334,24 +369,31 @@ class ProxyTracer:
         known_tool = tool in self.known_tools
         tracer = self.telemetry.tracer
         name = _span_name(tool, known_tool)
-        server = tracer.start_span(name, parent, kind=SpanKind.SERVER, attributes=self._attributes(tool, request_id))
-        client = tracer.start_span(
+        server_attributes = self._attributes(tool, request_id, client=client)
+        server = tracer.start_span(name, parent, kind=SpanKind.SERVER, attributes=server_attributes)
+        upstream = tracer.start_span(
             name,
             trace.set_span_in_context(server),
             kind=SpanKind.CLIENT,
-            attributes=self._attributes(tool, request_id, upstream=True),
+            attributes=self._attributes(tool, request_id, upstream=True, client=client),
         )
         if len(self._calls) >= _OPEN_CALLS_LIMIT:
             self._end(self._calls.pop(next(iter(self._calls))), None)
-        self._calls[request_id] = _ProxyCall(server, client, tool, known_tool)
+        self._calls[request_id] = _ProxyCall(server, upstream, tool, known_tool, _host(client))
         carrier: dict[str, Any] = {key: value for key, value in (meta or {}).items() if key not in _TRACE_KEYS}
-        propagate.inject(carrier, trace.set_span_in_context(client))
+        propagate.inject(carrier, trace.set_span_in_context(upstream))
         return {**params, "_meta": carrier}
 
-    def _attributes(self, tool: str, request_id: Any, *, upstream: bool = False) -> dict[str, Any]:
+    def _attributes(
+        self, tool: str, request_id: Any, *, upstream: bool = False, client: Client | None = None
+    ) -> dict[str, Any]:
         transport = self.upstream_transport if upstream else self.host_transport
         return tool_call_attributes(
-            clean_name(tool), request_id=request_id, transport=transport, protocol_version=self.protocol_version
+            clean_name(tool),
+            request_id=request_id,
+            transport=transport,
+            protocol_version=self.protocol_version,
+            client=client,
         )
 
     def normalized(self, request_id: Any, applied: Iterable[Mapping[str, Any]]) -> None:
@@ -362,18 +404,19 @@ class ProxyTracer:
                 param = change.get("param")
                 pointer = json_pointer(param) if isinstance(param, str) else ""
                 self.telemetry._normalized(
-                    call.server, tool, str(change.get("rule_id", "")), str(change.get("type", "")), pointer
+                    call.server, tool, str(change.get("rule_id", "")), str(change.get("type", "")), pointer, call.host
                 )
 
     def repaired(self, request_id: Any, repairs: Iterable[Mapping[str, Any]]) -> None:
         call = self._calls.get(request_id)
         if call is not None:
-            self.telemetry._repaired(call.server, self.telemetry._tool(call.tool, call.known_tool), repairs)
+            tool = self.telemetry._tool(call.tool, call.known_tool)
+            self.telemetry._repaired(call.server, tool, repairs, call.host)
 
     def refused(self, request_id: Any, failures: Iterable[FieldFailure]) -> None:
         call = self._calls.get(request_id)
         if call is not None:
-            self.telemetry._refused(call.server, self.telemetry._tool(call.tool, call.known_tool), failures)
+            self.telemetry._refused(call.server, self.telemetry._tool(call.tool, call.known_tool), failures, call.host)
 
     def answered(self, request_id: Any, message: Mapping[str, Any] | None, status: str | None = None) -> None:
         """End the call's spans with the answer ``message`` (None: the upstream never answered)."""
@@ -400,6 +443,7 @@ class ProxyTracer:
             protocol_version=self.protocol_version,
             error_type=error_type,
             rpc_status=rpc_status,
+            host=call.host.get(_CLIENT_HOST),
         )
         for span in (call.client, call.server):
             span.set_attributes({key: ended[key] for key in (_ERROR_TYPE, _RPC_STATUS) if key in ended})

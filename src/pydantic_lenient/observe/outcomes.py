@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from .clients import Client
 from .failures import FieldFailure
 
 __all__ = ("STATUSES", "CallOutcome", "CallTelemetry", "OutcomeSink", "Status")
@@ -22,8 +23,8 @@ STATUSES: tuple[Status, ...] = ("ok", "refused", "error")
 
 @dataclass(frozen=True, slots=True)
 class CallOutcome:
-    """One tool call: how it ended, how long it took (ms), its refused fields and the ids of the
-    normalizer rules that changed it."""
+    """One tool call: how it ended, how long it took (ms), its refused fields, the ids of the
+    normalizer rules that changed it, and the client that sent it (None when it never said)."""
 
     tool: str
     status: Status
@@ -31,6 +32,7 @@ class CallOutcome:
     failures: tuple[FieldFailure, ...] = ()
     norms: tuple[str, ...] = ()
     ts: float = field(default_factory=time.time)
+    client: Client | None = None
 
 
 class OutcomeSink(Protocol):

@@ -42,6 +42,7 @@ from pydantic_core import ErrorDetails
 from pydantic_lenient.schema.audit import audit
 
 from .auditlog import DEFAULT_BACKUPS, DEFAULT_MAX_BYTES, AuditLog
+from .clients import Client
 from .counts import OutcomeCounts
 from .failures import FieldFailure, field_failures
 from .outcomes import STATUSES, CallOutcome, CallTelemetry, OutcomeSink, Status
@@ -74,6 +75,7 @@ class _Queued(NamedTuple):
     error: ValidationError | Iterable[ErrorDetails] | None = None
     arguments: Mapping[str, Any] | None = None
     known: Collection[str] = ()
+    client: Client | None = None
 
 
 class OutcomeRecorder:
@@ -143,13 +145,15 @@ class OutcomeRecorder:
         *,
         failures: tuple[FieldFailure, ...] = (),
         norms: tuple[str, ...] = (),
+        client: Client | None = None,
     ) -> None:
-        """Record one call (folded into the counts on the next `flush`)."""
+        """Record one call (folded into the counts on the next `flush`); ``client``: who sent it
+        (`pydantic_lenient.observe.clients.client_from_info`), when it said."""
         if status not in STATUSES:
             raise ValueError(_bad_status(status))
-        self._pending.append(_Queued(tool, status, duration_ms, failures, norms, time.time()))
+        self._pending.append(_Queued(tool, status, duration_ms, failures, norms, time.time(), None, None, (), client))
         if self.telemetry is not None:
-            self._tell(CallOutcome(tool, status, duration_ms, failures, norms))
+            self._tell(CallOutcome(tool, status, duration_ms, failures, norms, client=client))
         if len(self._pending) > _PENDING_LIMIT:
             self.flush()
 
@@ -162,14 +166,16 @@ class OutcomeRecorder:
         *,
         known: Collection[str] = (),
         norms: tuple[str, ...] = (),
+        client: Client | None = None,
     ) -> None:
         """Record a call refused by validation with the error as it was raised: its field failures
         (`field_failures` of ``error``, ``arguments`` and ``known``, with this recorder's
         ``sample_chars``) are worked out on the next `flush`, off the call path. ``arguments`` must
         not change meanwhile: pass what was validated, not a dict the caller goes on to edit."""
-        self._pending.append(_Queued(tool, "refused", duration_ms, (), norms, time.time(), error, arguments, known))
+        queued = _Queued(tool, "refused", duration_ms, (), norms, time.time(), error, arguments, known, client)
+        self._pending.append(queued)
         if self.telemetry is not None:
-            self._tell(CallOutcome(tool, "refused", duration_ms, norms=norms), error, arguments, known)
+            self._tell(CallOutcome(tool, "refused", duration_ms, norms=norms, client=client), error, arguments, known)
         if len(self._pending) > _PENDING_LIMIT:
             self.flush()
 
@@ -349,14 +355,16 @@ def _resolved(
         failures = read_failures(queued.error, queued.arguments, known=queued.known)
     except Exception:  # an error that cannot be read: the call still counts as refused
         _log.exception("cannot read the validation error of a refused call to %r", clean_name(queued.tool))
-    return _Queued(queued.tool, queued.status, queued.duration_ms, failures, queued.norms, queued.ts)
+    return queued._replace(failures=failures, error=None, arguments=None, known=())
 
 
 def _as_outcome(queued: _Queued | CallOutcome) -> CallOutcome:
     """A resolved queued call as the `CallOutcome` the sinks receive."""
     if isinstance(queued, CallOutcome):
         return queued
-    return CallOutcome(queued.tool, queued.status, queued.duration_ms, queued.failures, queued.norms, queued.ts)
+    return CallOutcome(
+        queued.tool, queued.status, queued.duration_ms, queued.failures, queued.norms, queued.ts, queued.client
+    )
 
 
 def _feed(sink: OutcomeSink, outcomes: list[CallOutcome]) -> None:

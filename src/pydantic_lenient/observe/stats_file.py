@@ -18,8 +18,10 @@ from .logdir import OUTCOMES_FILE, LogDirError, first_problem
 from .shapes import NAME_LIMIT
 
 __all__ = (
+    "CLIENTS_PER_PATTERN",
     "MAX_OUTCOMES_BYTES",
     "AliasEvidence",
+    "ClientCalls",
     "ErrorPattern",
     "FieldAnnotation",
     "HourCalls",
@@ -28,6 +30,9 @@ __all__ = (
     "ToolCalls",
     "load_outcomes",
 )
+
+CLIENTS_PER_PATTERN = 20
+"""Client names an error pattern counts apart; the others count together as ``_OTHER``."""
 
 MAX_OUTCOMES_BYTES = 16 * 1024 * 1024
 """An ``outcomes.json`` larger than this is refused unread. The default bounds (1,000 patterns of
@@ -61,6 +66,8 @@ class ErrorPattern(_Record):
     last_seen: Seconds
     hourly: list[HourCount] = []
     samples: list[str] = []
+    clients: dict[Name, Count] = {}
+    """The refusals by client name (at most `CLIENTS_PER_PATTERN`, then ``_OTHER``)."""
 
 
 class AliasEvidence(_Record):
@@ -72,6 +79,8 @@ class AliasEvidence(_Record):
     count: Count
     first_seen: Seconds
     last_seen: Seconds
+    clients: dict[Name, Count] = {}
+    """The calls by client name (at most `CLIENTS_PER_PATTERN`, then ``_OTHER``)."""
 
 
 class ToolCalls(_Record):
@@ -82,6 +91,20 @@ class ToolCalls(_Record):
     refused: Count = 0
     error: Count = 0
     duration_ms: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
+
+
+class ClientCalls(_Record):
+    """One client's calls by status, and how many the normalizer or repair changed: ``client`` as it
+    named itself (cleaned), its latest ``version``, and ``host``, the profile its name belongs to
+    (``_OTHER`` for none)."""
+
+    client: Name
+    version: Name = ""
+    host: Name = "_OTHER"
+    ok: Count = 0
+    refused: Count = 0
+    error: Count = 0
+    changed: Count = 0
 
 
 class HourCalls(_Record):
@@ -109,6 +132,7 @@ class OutcomeStats(_Record):
     version: Literal[1] = 1
     saved_at: Seconds | None = None
     tools: list[ToolCalls] = []
+    clients: list[ClientCalls] = []
     hourly: list[HourCalls] = []
     patterns: list[ErrorPattern] = []
     aliases: list[AliasEvidence] = []

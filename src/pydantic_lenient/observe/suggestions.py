@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from .stats_file import AliasEvidence, OutcomeStats
 
-__all__ = ("Suggestion", "rules_document", "suggest")
+__all__ = ("Suggestion", "client_lines", "rules_document", "suggest")
 
 _BOOL_ERRORS = frozenset({"bool_type", "bool_parsing"})
 _INT_ERRORS = frozenset({"int_type", "int_parsing", "int_from_float"})
@@ -61,13 +61,26 @@ class Suggestion:
     rule: dict[str, Any] | None = None
     annotation: str | None = None
     replacement: str | None = None
+    clients: tuple[tuple[str, int], ...] = ()
+    """The refusals behind it by the client that sent them (its ``clientInfo.name``), most first;
+    calls from clients that never named themselves are not in it."""
 
     def __str__(self) -> str:
         if self.rule is not None:
             change = f"rule {json.dumps(self.rule, ensure_ascii=False)}"
         else:
             change = f"{self.tool}.{self.param}: {self.annotation} -> {self.replacement}"
-        return f"{change}  ({self.reason})"
+        by_client = "; by client: " + ", ".join(f"{name} {count}" for name, count in self.clients)
+        return f"{change}  ({self.reason}{by_client if self.clients else ''})"
+
+
+def _by_client(*breakdowns: dict[str, int]) -> tuple[tuple[str, int], ...]:
+    """Counts by client added up, most first (then by name)."""
+    total: dict[str, int] = {}
+    for breakdown in breakdowns:
+        for name, count in breakdown.items():
+            total[name] = total.get(name, 0) + count
+    return tuple(sorted(total.items(), key=lambda item: (-item[1], item[0])))
 
 
 def suggest(stats: OutcomeStats, *, min_count: int = 3) -> list[Suggestion]:
@@ -112,15 +125,20 @@ def suggest(stats: OutcomeStats, *, min_count: int = 3) -> list[Suggestion]:
             "to": alias.missing,
         }
         reason = f"{alias.count} calls sent `{alias.unknown}` and lacked `{alias.missing}`"
-        suggestions.append(Suggestion("rule", alias.tool, alias.unknown, alias.count, reason, rule=rule))
+        by_client = _by_client(alias.clients)
+        suggestions.append(
+            Suggestion("rule", alias.tool, alias.unknown, alias.count, reason, rule=rule, clients=by_client)
+        )
 
     coercions: dict[tuple[str, str, str, str], int] = {}
     shapes: dict[tuple[str, str, str, str], set[str]] = {}
     refused_lenient: dict[tuple[str, str], int] = {}
+    clients: dict[Any, list[dict[str, int]]] = {}  # each suggestion's patterns' counts by client
     for pattern in stats.patterns:
         if pattern.shape in _LENIENT_TAKES:
             where = (pattern.tool, pattern.param)
             refused_lenient[where] = refused_lenient.get(where, 0) + pattern.count
+            clients.setdefault(where, []).append(pattern.clients)
         if "." in pattern.param or "[" in pattern.param:
             continue  # rules of these types name top-level parameters
         for (shape, error_types), (rule_type, target) in _COERCIONS.items():
@@ -128,6 +146,7 @@ def suggest(stats: OutcomeStats, *, min_count: int = 3) -> list[Suggestion]:
                 key = (pattern.tool, pattern.param, rule_type, target)
                 coercions[key] = coercions.get(key, 0) + pattern.count
                 shapes.setdefault(key, set()).add(shape)
+                clients.setdefault(key, []).append(pattern.clients)
     for key, count in sorted(coercions.items(), key=lambda item: (-item[1], item[0])):
         tool, param, rule_type, target = key
         if count < min_count:
@@ -140,7 +159,7 @@ def suggest(stats: OutcomeStats, *, min_count: int = 3) -> list[Suggestion]:
             "coerce_to": target,
         }
         reason = f"{count} calls refused {' or '.join(sorted(shapes[key]))} in `{param}`"
-        suggestions.append(Suggestion("rule", tool, param, count, reason, rule=rule))
+        suggestions.append(Suggestion("rule", tool, param, count, reason, rule=rule, clients=_by_client(*clients[key])))
 
     for annotation in stats.annotations:
         count = refused_lenient.get((annotation.tool, annotation.param), 0)
@@ -155,9 +174,29 @@ def suggest(stats: OutcomeStats, *, min_count: int = 3) -> list[Suggestion]:
                     reason,
                     annotation=annotation.annotation,
                     replacement=annotation.suggestion,
+                    clients=_by_client(*clients[(annotation.tool, annotation.param)]),
                 )
             )
     return suggestions
+
+
+def client_lines(stats: OutcomeStats) -> list[str]:
+    """One line per client that named itself: its calls, how many were refused or failed, and how
+    many the normalizer or repair changed, most calls first.
+
+    >>> from pydantic_lenient.observe.stats_file import ClientCalls
+    >>> client_lines(OutcomeStats(clients=[ClientCalls(client="cursor-vscode", host="cursor", ok=3, refused=1)]))
+    ['cursor-vscode (host cursor): 4 calls, 1 refused, 0 failed, 0 changed by rules or repair']
+    """
+    lines = []
+    for calls in sorted(stats.clients, key=lambda calls: (-(calls.ok + calls.refused + calls.error), calls.client)):
+        version = f" {calls.version}" if calls.version else ""
+        total = calls.ok + calls.refused + calls.error
+        lines.append(
+            f"{calls.client}{version} (host {calls.host}): {total} calls, {calls.refused} refused, "
+            f"{calls.error} failed, {calls.changed} changed by rules or repair"
+        )
+    return lines
 
 
 def _alias_rank(alias: AliasEvidence) -> tuple[int, float]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic_lenient._files import locked, read_regular_file, write_json_atomically
+from pydantic_lenient.observe.clients import Client, client_from_info, client_of_call
 from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, field_failures, unknown_parameters
 from pydantic_lenient.observe.logdir import NORMALIZER_STATS_FILE
 from pydantic_lenient.schema.widen import widen_schema
@@ -168,6 +169,7 @@ class PendingCall:
     invalid: bool = False
     failures: tuple[FieldFailure, ...] = ()
     unknown: tuple[FieldFailure, ...] = ()  # names the tool does not declare, recorded however it ends
+    client: Client | None = None  # who sent it
 
 
 class Conflict(Exception):
@@ -196,6 +198,17 @@ class ToolCalls:
         # about 18 kB, so a listing of thousands of tools would cost more than its own size.
         self.schemas: dict[str, Mapping[str, Any]] = {}
         self.repairers: dict[str, Repairer] = {}
+        self.client: Client | None = None  # as the session's initialize named it
+
+    def note_client(self, initialize_params: Any) -> None:
+        """Remember the client an ``initialize`` request names (``clientInfo``)."""
+        if isinstance(initialize_params, Mapping):
+            self.client = client_from_info(initialize_params.get("clientInfo"))
+
+    def call_client(self, params: Mapping[str, Any]) -> Client | None:
+        """The client that sent a call: the one its ``_meta`` names (protocol 2026-07-28), else the
+        session's."""
+        return client_of_call(params, self.client)
 
     def forget(self, request_id: RequestId) -> None:
         """The call ``request_id`` will not be answered (cancelled, or forgotten past the bound)."""
@@ -230,14 +243,17 @@ class ToolCalls:
             repairer = self.repairers[tool] = Repairer(self.schemas[tool])
         return repairer
 
-    def repaired_call(self, request_id: RequestId, params: dict[str, Any], shallow: bool = False) -> dict[str, Any]:
+    def repaired_call(
+        self, request_id: RequestId, params: dict[str, Any], shallow: bool = False, client: Client | None = None
+    ) -> dict[str, Any]:
         """The call's params with its arguments normalized and repaired, or ``params`` itself.
-        ``shallow``: the arguments nest no deeper than the parser allows (`Repairer.verdict`).
-        Raises `Conflict` for a call whose normalization conflicts."""
+        ``shallow``: the arguments nest no deeper than the parser allows (`Repairer.verdict`);
+        ``client``: who sent it, for the recorder. Raises `Conflict` for a call whose normalization
+        conflicts."""
         tool, arguments = params.get("name"), params.get("arguments")
         if not isinstance(tool, str):
             return params
-        call = self._track(request_id, tool)
+        call = self._track(request_id, tool, client)
         if not isinstance(arguments, Mapping):
             if call is not None and arguments is None:  # a call may leave out its arguments
                 self._check(call, {})
@@ -313,12 +329,12 @@ class ToolCalls:
         except Exception:
             logger.exception("cannot save the recorded outcomes")
 
-    def _track(self, request_id: RequestId, tool: str) -> PendingCall | None:
+    def _track(self, request_id: RequestId, tool: str, client: Client | None) -> PendingCall | None:
         if self.recorder is None and self.tracer is None:
             return None
         if len(self.calls) >= _CALLS_LIMIT:
             del self.calls[next(iter(self.calls))]
-        call = self.calls[request_id] = PendingCall(tool, time.perf_counter())
+        call = self.calls[request_id] = PendingCall(tool, time.perf_counter(), client=client)
         return call
 
     def _check(self, call: PendingCall, arguments: Mapping[str, Any]) -> None:
@@ -354,7 +370,7 @@ class ToolCalls:
         if self.recorder is None:
             return
         duration_ms = (time.perf_counter() - call.started) * 1000
-        self.recorder.record(call.tool, status, duration_ms, failures=failures, norms=call.norms)
+        self.recorder.record(call.tool, status, duration_ms, failures=failures, norms=call.norms, client=call.client)
 
 
 def _save_logged(path: Path, save: Callable[[Path], object]) -> None:

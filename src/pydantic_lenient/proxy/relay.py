@@ -222,10 +222,11 @@ class _Relay(Session, ToolCalls):
                     return _NOTHING
                 return Routed(upstream=self.list_request(None))
             self._wait(request_id, method)
+            client = self.call_client(params)
             if self.tracer is not None:  # the call's spans, their context in the forwarded _meta
-                params = self.tracer.request(request_id, params)
+                params = self.tracer.request(request_id, params, client)
             try:
-                params = self.repaired_call(request_id, params, shallow)
+                params = self.repaired_call(request_id, params, shallow, client)
             except Conflict as conflict:
                 self.answered_method(request_id, {})
                 answer = tool_error(request_id, str(conflict))
@@ -235,6 +236,8 @@ class _Relay(Session, ToolCalls):
                 rewritten = dumped({**message, "params": params}, verbatim, len(line))
                 return Routed(upstream=rewritten or line)
             return Routed(upstream=line)
+        if method == "initialize":  # the client names itself (until protocol 2026-07-28)
+            self.note_client(message.get("params"))
         self._wait(request_id, method)
         return Routed(upstream=line)
 
