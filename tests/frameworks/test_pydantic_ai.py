@@ -1,0 +1,108 @@
+"""pydantic-ai: `lenient_tool` through its own schema builder and call path (an `Agent` on a
+`FunctionModel`, which sends the probe's arguments as the model's tool call)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from pydantic_lenient import lenient_tool
+from pydantic_lenient.testing import host_validator
+from tests.frameworks import table
+from tests.sdks import require
+
+require("pydantic_ai")
+
+from pydantic_ai import Agent, RunContext  # noqa: E402
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart  # noqa: E402
+from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
+
+REFUSED = "REFUSED"
+
+
+class Run:
+    """One agent run: the tool as advertised, and what its function received."""
+
+    def __init__(self, register: Any, name: str, arguments: dict[str, Any]) -> None:
+        self.tool: Any = None
+        table.forget()
+
+        def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            self.tool = info.function_tools[0]
+            parts = [part for message in messages for part in message.parts]
+            if any(part.part_kind == "retry-prompt" for part in parts):
+                return ModelResponse(parts=[TextPart(REFUSED)])
+            if any(isinstance(part, ToolReturnPart) for part in parts):
+                return ModelResponse(parts=[TextPart("ok")])
+            return ModelResponse(parts=[ToolCallPart(name, json.dumps(arguments))])
+
+        agent: Agent[None, str] = Agent(FunctionModel(model), retries=1)
+        register(agent)
+        # run_sync would leave its event loop open for later tests to find.
+        self.output = asyncio.run(_run(agent))
+        self.received = table.last_received()
+        self.schema: dict[str, Any] = self.tool.parameters_json_schema
+
+
+async def _run(agent: Agent[None, str]) -> str:
+    return (await agent.run("go")).output
+
+
+def plain_tool(function: Any) -> Any:
+    return lambda agent: agent.tool_plain(function)
+
+
+@pytest.mark.parametrize("probe", table.PROBES, ids=lambda probe: probe.id)
+def test_every_wrong_typed_form_arrives_converted_and_bad_ones_are_refused(probe: table.Probe) -> None:
+    run = Run(plain_tool(lenient_tool(probe.tool)), probe.tool.__name__, probe.arguments)
+    assert table.same_values(run.received, probe.received), (run.received, run.output)
+    if probe.received is not None:
+        assert host_validator(run.schema).is_valid(probe.arguments)
+
+
+@pytest.mark.parametrize("tool", table.TOOLS, ids=lambda tool: tool.__name__)
+def test_what_the_model_sees_is_kept(tool: Any) -> None:
+    """The tool's description, every field's and model's, and the argument names."""
+    plain = Run(plain_tool(tool), tool.__name__, {})
+    lenient = Run(plain_tool(lenient_tool(tool)), tool.__name__, {})
+    assert lenient.tool.description == plain.tool.description
+    assert table.property_names(lenient.schema) == table.property_names(plain.schema)
+    assert table.descriptions(plain.schema) <= table.descriptions(lenient.schema)
+
+
+def test_a_single_model_tool_keeps_its_fields_at_the_top_level() -> None:
+    plain = Run(plain_tool(table.book_meeting), "book_meeting", table.MEETING)
+    run = Run(plain_tool(lenient_tool(table.book_meeting)), "book_meeting", table.MEETING)
+    assert table.property_names(plain.schema) == {"title", "minutes", "remote"}
+    assert table.property_names(run.schema) == table.property_names(plain.schema)
+    assert run.tool.description == plain.tool.description == "Book a meeting."
+    assert run.received is not None
+    assert isinstance(run.received["request"], table.MeetingRequest)
+    assert run.received["request"].model_dump() == table.MEETING_RECEIVED.model_dump()
+    # The control: without the decorator pydantic-ai's lax validation takes "30", but its schema
+    # refuses it, so a validating host never sends it.
+    assert not host_validator(plain.schema).is_valid(table.MEETING)
+    assert host_validator(run.schema).is_valid(table.MEETING)
+    assert Run(plain_tool(lenient_tool(table.book_meeting)), "book_meeting", table.MEETING_TOO_LONG).received is None
+
+
+def with_context(ctx: RunContext[None], limit: int = 10, dry_run: bool = True) -> str:
+    """Archive old messages.
+
+    Args:
+        limit: How many.
+        dry_run: Only say what would happen.
+    """
+    assert isinstance(ctx, RunContext)
+    return table.record(limit=limit, dry_run=dry_run)
+
+
+def test_the_run_context_is_left_to_pydantic_ai() -> None:
+    plain = Run(lambda agent: agent.tool(with_context), "with_context", {"limit": 5})
+    run = Run(lambda agent: agent.tool(lenient_tool(with_context)), "with_context", {"limit": "5", "dry_run": "false"})
+    assert table.property_names(run.schema) == table.property_names(plain.schema) == {"limit", "dry_run"}
+    assert table.descriptions(plain.schema) <= table.descriptions(run.schema)
+    assert table.same_values(run.received, {"limit": 5, "dry_run": False})
