@@ -7,6 +7,7 @@ got (type included), or that it was never called.
 
 from __future__ import annotations
 
+import inspect
 import threading
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Optional
@@ -103,7 +104,11 @@ async def fetch_message(uid: int, headers_only: bool = False) -> str:
 
 
 def book_meeting(request: MeetingRequest) -> str:
-    """Book a meeting."""
+    """Book a meeting.
+
+    Args:
+        request: The meeting.
+    """
     return record(request=request)
 
 
@@ -192,3 +197,13 @@ def descriptions(schema: Any) -> set[str]:
 
 def property_names(schema: dict[str, Any]) -> set[str]:
     return set(schema.get("properties", {}))
+
+
+def left_as_written(function: Any, names: set[str]) -> bool:
+    """Whether `lenient_tool` left each of these parameters' annotation exactly as written."""
+    from pydantic_lenient import lenient_tool
+    from pydantic_lenient.types.annotations import function_hints
+
+    hints = function_hints(function)
+    parameters = inspect.signature(lenient_tool(function)).parameters
+    return all(parameters[name].annotation is hints[name] for name in names)
