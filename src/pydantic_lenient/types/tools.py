@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import inspect
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import annotated_types
@@ -25,11 +25,12 @@ from .annotations import UNION_TYPES, function_hints, is_typeddict, split_annota
 from .constraints import split_constraints
 from .mapping import _Mapper
 
-__all__ = ("lenient_tool", "written_by_the_model")
+__all__ = ("lenient_arguments", "lenient_tool", "written_by_the_model")
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 _MapAnnotation = Callable[[Any], Any]
 _MapClass = Callable[[type], type]
+_CHECK = "__pydantic_lenient_check__"
 _METADATA_CLASSES = (annotated_types.BaseMetadata, annotated_types.GroupedMetadata, FieldInfo)
 
 
@@ -139,11 +140,31 @@ def lenient_tool(function: _F) -> _F:
     check = _ArgumentCheck(function, signature, validated)
     wrapper = _async_wrapper(function, check) if inspect.iscoroutinefunction(function) else _wrapper(function, check)
     # functools.wraps shares the original's dict; the wrapper gets its own.
+    setattr(wrapper, _CHECK, check)  # for lenient_arguments
     wrapper.__annotations__ = annotations
     wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
         parameters=parameters, return_annotation=returned
     )
     return typing.cast(_F, wrapper)
+
+
+def lenient_arguments(tool: Callable[..., Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """``arguments`` (by name, as a model sends them) validated as the `lenient_tool` ``tool`` validates
+    them when called: the parameters the model writes converted, the others as given. For a framework
+    that validates before it calls the function, and reports the errors to the model its own way.
+
+    >>> from pydantic_lenient import lenient_tool
+    >>> from pydantic_lenient.types.tools import lenient_arguments
+    >>> @lenient_tool
+    ... def search(folder: str, limit: int = 10) -> str:
+    ...     return folder
+    >>> lenient_arguments(search, {"folder": "Dev", "limit": "100"})
+    {'folder': 'Dev', 'limit': 100}
+    """
+    check: _ArgumentCheck | None = getattr(tool, _CHECK, None)
+    if check is None:
+        raise TypeError(f"{tool!r} is not a lenient_tool")
+    return check.validate(dict(arguments))
 
 
 def _wrapper(function: Callable[..., Any], check: _ArgumentCheck) -> Callable[..., Any]:
@@ -191,10 +212,14 @@ class _ArgumentCheck:
         for name, default in self.field_defaults.items():
             if name not in bound.arguments:  # as pydantic fills a Field(...) default
                 bound.arguments[name] = default.get_default(call_default_factory=True)
-        if self.adapter is not None:
-            given = {name: bound.arguments[name] for name in self.names if name in bound.arguments}
-            bound.arguments.update(self.adapter.validate_python(given))
+        bound.arguments.update(self.validate(bound.arguments))
         return bound.args, bound.kwargs
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        if self.adapter is None:
+            return arguments
+        given = {name: arguments[name] for name in self.names if name in arguments}
+        return {**arguments, **self.adapter.validate_python(given)}
 
 
 def _as_received(annotation: Any, kind: inspect._ParameterKind) -> Any:
