@@ -2,10 +2,9 @@
 schema builder and call path (the `test_*.py` modules beside this one, one per framework).
 
 Every tool records what it received in `RECEIVED`, so a test sees exactly the values the function
-got (type included), or that it was never called.
+got (type included), or that it was never called. The annotations are objects, not strings (no
+``from __future__ import annotations``): LlamaIndex reads them from the signature as they are.
 """
-
-from __future__ import annotations
 
 import inspect
 import threading
