@@ -26,7 +26,7 @@ REFUSED = "REFUSED"
 class Run:
     """One agent run: the tool as advertised, and what its function received."""
 
-    def __init__(self, register: Any, name: str, arguments: dict[str, Any]) -> None:
+    def __init__(self, register: Any, name: str, arguments: dict[str, Any], toolsets: tuple[Any, ...] = ()) -> None:
         self.tool: Any = None
         table.forget()
 
@@ -39,7 +39,7 @@ class Run:
                 return ModelResponse(parts=[TextPart("ok")])
             return ModelResponse(parts=[ToolCallPart(name, json.dumps(arguments))])
 
-        agent: Agent[None, str] = Agent(FunctionModel(model), retries=1)
+        agent: Agent[None, str] = Agent(FunctionModel(model), retries=1, toolsets=toolsets)
         register(agent)
         # run_sync would leave its event loop open for later tests to find.
         self.output = asyncio.run(_run(agent))
@@ -107,3 +107,34 @@ def test_the_run_context_is_left_to_pydantic_ai() -> None:
     assert table.property_names(run.schema) == table.property_names(plain.schema) == {"limit", "dry_run"}
     assert table.descriptions(plain.schema) <= table.descriptions(run.schema)
     assert table.same_values(run.received, {"limit": 5, "dry_run": False})
+
+
+def toolset_of(function: Any) -> tuple[Any, ...]:
+    from pydantic_ai.toolsets import FunctionToolset
+
+    from pydantic_lenient.adapters.pydantic_ai import LenientToolset
+
+    return (LenientToolset(FunctionToolset([function])),)
+
+
+@pytest.mark.parametrize("probe", table.PROBES, ids=lambda probe: probe.id)
+def test_the_toolset_wrapper_makes_undecorated_tools_lenient(probe: table.Probe) -> None:
+    """`LenientToolset` repairs against each tool's own schema, then pydantic-ai validates as
+    usual. What the widened schema admits arrives converted; the rest is refused, or taken as
+    pydantic-ai takes it without the wrapper (its lax " 100"), never worse."""
+    run = Run(lambda agent: None, probe.tool.__name__, probe.arguments, toolset_of(probe.tool))
+    if probe.received is not None and host_validator(run.schema).is_valid(probe.arguments):
+        assert table.same_values(run.received, probe.received), run.received
+    elif probe.received is None:
+        assert not host_validator(run.schema).is_valid(probe.arguments)
+    if not table.same_values(run.received, probe.received):
+        plain = Run(plain_tool(probe.tool), probe.tool.__name__, probe.arguments)
+        assert run.received is None or table.same_values(run.received, plain.received)
+
+
+def test_the_toolset_wrapper_widens_what_repair_fixes() -> None:
+    run = Run(lambda agent: None, "search_mail", {}, toolset_of(table.search_mail))
+    assert host_validator(run.schema).is_valid({"folder": "Dev", "limit": "100", "include_archived": "false"})
+    assert table.descriptions(Run(plain_tool(table.search_mail), "search_mail", {}).schema) <= table.descriptions(
+        run.schema
+    )
