@@ -99,3 +99,101 @@ def test_the_context_is_left_to_the_sdk(function: Any) -> None:
     assert table.property_names(plain.params_json_schema) == {"limit", "dry_run"}
     assert table.descriptions(plain.params_json_schema) <= table.descriptions(lenient.params_json_schema)
     assert table.same_values(call(lenient, {"limit": "5", "dry_run": "false"}), {"limit": 5, "dry_run": False})
+
+
+# --- the one-line switch: lenient_agent -------------------------------------------------------
+
+from mcp.types import CallToolResult, TextContent  # noqa: E402
+from mcp.types import Tool as MCPTool  # noqa: E402
+
+from agents import Agent  # noqa: E402
+from agents.mcp import MCPServer  # noqa: E402
+
+from pydantic_lenient.adapters.openai_agents import lenient_agent  # noqa: E402
+
+
+@pytest.mark.parametrize("probe", table.PROBES, ids=lambda probe: probe.id)
+def test_lenient_agent_makes_undecorated_tools_take_every_form(probe: table.Probe) -> None:
+    """Repair against each tool's own schema, then the SDK validates as usual: what the widened
+    schema admits arrives converted; the rest is refused, or taken as the SDK takes it without the
+    switch, never worse."""
+    tool = lenient_agent(Agent(name="a", tools=[make(probe.tool)])).tools[0]
+    assert isinstance(tool, FunctionTool)
+    received = call(tool, probe.arguments)
+    if probe.received is not None and host_validator(tool.params_json_schema).is_valid(_all_sent(tool, probe)):
+        assert table.same_values(received, probe.received), received
+    if not table.same_values(received, probe.received):
+        assert received is None or table.same_values(received, call(make(probe.tool), probe.arguments))
+
+
+def _all_sent(tool: FunctionTool, probe: table.Probe) -> dict[str, Any]:
+    """The probe as strict mode sends it: every property, null for those the model leaves out."""
+    return {name: probe.arguments.get(name) for name in tool.params_json_schema["properties"]}
+
+
+@pytest.mark.parametrize("function", table.TOOLS, ids=lambda function: function.__name__)
+def test_lenient_agent_schemas_are_valid_strict_schemas(function: Any) -> None:
+    plain = make(function)
+    tool = lenient_agent(Agent(name="a", tools=[plain])).tools[0]
+    assert isinstance(tool, FunctionTool)
+    schema = tool.params_json_schema
+    text = json.dumps(schema)
+    assert "contentMediaType" not in text and "contentSchema" not in text
+    assert schema["additionalProperties"] is False
+    assert sorted(schema["required"]) == sorted(schema["properties"])
+    assert table.descriptions(plain.params_json_schema) <= table.descriptions(schema)
+    assert tool.description == plain.description
+
+
+class StrictServer(MCPServer):
+    """An MCP server that is not lenient, in memory: it refuses what its schema refuses."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[dict[str, Any] | None] = []
+        self.schema = {
+            "type": "object",
+            "properties": {"uids": {"type": "array", "items": {"type": "integer"}}, "dry_run": {"type": "boolean"}},
+            "required": ["uids", "dry_run"],
+        }
+
+    @property
+    def name(self) -> str:
+        return "strict"
+
+    async def connect(self) -> None:
+        pass
+
+    async def cleanup(self) -> None:
+        pass
+
+    async def list_tools(self, run_context: Any = None, agent: Any = None) -> list[MCPTool]:
+        return [MCPTool(name="move_messages", description="Move messages.", inputSchema=self.schema)]
+
+    async def call_tool(
+        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+    ) -> CallToolResult:
+        self.calls.append(arguments)
+        valid = host_validator(self.schema).is_valid(arguments)
+        return CallToolResult(content=[TextContent(type="text", text="moved" if valid else "invalid")], isError=not valid)
+
+    async def list_prompts(self) -> Any:
+        raise NotImplementedError
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        raise NotImplementedError
+
+
+def test_lenient_agent_repairs_the_calls_sent_to_an_mcp_server() -> None:
+    server = StrictServer()
+    agent = lenient_agent(Agent(name="a", mcp_servers=[server]))
+    tools = asyncio.run(agent.get_mcp_tools(RunContextWrapper(context=None)))
+    assert len(tools) == 1 and isinstance(tools[0], FunctionTool)
+    schema = tools[0].params_json_schema
+    sent = {"uids": '["17", 18]', "dry_run": "false"}
+    assert host_validator(schema).is_valid(sent)
+    text = json.dumps(sent)
+    context = ToolContext(context=None, tool_name="move_messages", tool_call_id="call-1", tool_arguments=text)
+    output = asyncio.run(_invoke(tools[0], context, text))
+    assert server.calls == [{"uids": [17, 18], "dry_run": False}]
+    assert "moved" in str(output)
