@@ -81,3 +81,32 @@ def test_the_config_and_injected_arguments_are_left_to_langchain() -> None:
     assert table.property_names(schema(lenient)) == table.property_names(schema(plain))
     assert table.left_as_written(archive, {"config", "call_id"})
     assert table.same_values(call(lenient, {"limit": "5", "dry_run": "false"}), {"limit": 5, "dry_run": False})
+
+
+# --- the one-line switch: lenient_tools ---------------------------------------------------------
+
+from pydantic_lenient.adapters.langchain import lenient_tools  # noqa: E402
+
+
+@pytest.mark.parametrize("probe", SYNC_PROBES, ids=lambda probe: probe.id)
+def test_lenient_tools_delivers_every_form_converted_and_refuses_bad_ones(probe: table.Probe) -> None:
+    [made] = lenient_tools([make(probe.tool)])
+    assert table.same_values(call(made, probe.arguments), probe.received)
+    if probe.received is not None:
+        assert host_validator(schema(made)).is_valid(probe.arguments)
+
+
+@pytest.mark.parametrize("function", table.TOOLS, ids=lambda function: function.__name__)
+def test_lenient_tools_keeps_what_the_model_sees(function: Any) -> None:
+    plain = make(function)
+    for made in lenient_tools([plain, function]):
+        assert made.name == plain.name
+        assert made.description == plain.description
+        assert table.property_names(schema(made)) == table.property_names(schema(plain))
+        assert table.descriptions(schema(plain)) <= table.descriptions(schema(made))
+
+
+def test_lenient_tools_leaves_the_config_and_injected_arguments_to_langchain() -> None:
+    [made] = lenient_tools([make(archive)])
+    assert table.property_names(schema(made)) == {"limit", "dry_run"}
+    assert table.same_values(call(made, {"limit": "5", "dry_run": "false"}), {"limit": 5, "dry_run": False})

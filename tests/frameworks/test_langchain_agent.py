@@ -54,3 +54,39 @@ def test_the_runtime_and_the_state_are_left_to_langchain() -> None:
 def test_an_agent_passes_the_model_s_arguments_converted() -> None:
     assert table.same_values(run({"limit": "5", "dry_run": "false"}), {"limit": 5, "dry_run": False})
     assert run({"limit": "5", "dry_run": "yes"}) is None
+
+
+def test_langchain_mcp_tools_send_repaired_calls_to_a_strict_server() -> None:
+    """``langchain.mcp`` over an in-memory FastMCP server that is not lenient: the tool advertises
+    the widened schema, and the server receives the arguments repaired against its own schema."""
+    import asyncio
+    import warnings
+
+    from langchain_core._api import LangChainBetaWarning
+
+    with warnings.catch_warnings():  # langchain.mcp warns that it is in beta, on import
+        warnings.simplefilter("ignore", LangChainBetaWarning)
+        require("langchain.mcp")
+    from fastmcp import Client, FastMCP
+    from langchain.mcp import as_langchain_tool
+
+    from pydantic_lenient.adapters.langchain import lenient_tools
+    from pydantic_lenient.testing import host_validator
+
+    server = FastMCP("strict", strict_input_validation=True)
+    server.tool(table.move_messages)
+    sent = {"uids": '["17", 18]', "dry_run": "false"}
+
+    async def run() -> tuple[dict[str, Any], Any]:
+        client = Client(server)
+        async with client:
+            [listed] = await client.list_tools()
+        [made] = lenient_tools([await as_langchain_tool(listed, client)])
+        schema = made.tool_call_schema if isinstance(made.tool_call_schema, dict) else {}
+        table.forget()
+        result = await made.ainvoke({"type": "tool_call", "name": made.name, "args": sent, "id": "call-1"})
+        return schema, result
+
+    schema, result = asyncio.run(run())
+    assert host_validator(schema).is_valid(sent)
+    assert table.same_values(table.last_received(), {"uids": [17, 18], "dry_run": False}), result
