@@ -18,3 +18,16 @@ def require(module: str) -> ModuleType:
         if os.environ.get("PYDANTIC_LENIENT_REQUIRE_SDKS"):
             pytest.fail(message)
         pytest.skip(message, allow_module_level=True)  # some test modules require an SDK at import
+
+
+def require_framework(module: str, *, required_by: str = "PYDANTIC_LENIENT_REQUIRE_FRAMEWORKS") -> ModuleType:
+    """Import a framework of the `frameworks` extra, or skip the test (fail it where ``required_by``
+    is set: PYDANTIC_LENIENT_REQUIRE_FRAMEWORKS in the `frameworks` nox session, and
+    PYDANTIC_LENIENT_REQUIRE_CREWAI in the `crewai` one)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        message = f"{module} is not installed: pip install -e '.[test,frameworks]' (CrewAI: nox -s crewai)"
+        if os.environ.get(required_by):
+            pytest.fail(message)
+        pytest.skip(message, allow_module_level=True)

@@ -129,7 +129,12 @@ TOOLS = [search_mail, account_balance, move_messages, set_temperature, list_orde
 
 PROBES = [
     # native values
-    Probe(search_mail, {"folder": "Dev", "limit": 100}, {"folder": "Dev", "limit": 100, "include_archived": False}, "native"),
+    Probe(
+        search_mail,
+        {"folder": "Dev", "limit": 100},
+        {"folder": "Dev", "limit": 100, "include_archived": False},
+        "native",
+    ),
     # string forms
     Probe(
         search_mail,
@@ -140,7 +145,12 @@ PROBES = [
     Probe(search_mail, {"folder": "Dev", "limit": "ten"}, None, "word"),
     Probe(search_mail, {"folder": "Dev", "limit": " 100"}, None, "space"),
     Probe(search_mail, {"folder": "Dev", "limit": True}, None, "true-as-int"),
-    Probe(account_balance, {"account": "main", "include_pending": "false"}, {"account": "main", "include_pending": False}, "false"),
+    Probe(
+        account_balance,
+        {"account": "main", "include_pending": "false"},
+        {"account": "main", "include_pending": False},
+        "false",
+    ),
     Probe(account_balance, {"account": "main", "include_pending": "yes"}, None, "yes"),
     Probe(account_balance, {"account": "main", "include_pending": 0}, None, "zero"),
     # JSON text
@@ -163,13 +173,6 @@ PROBES = [
 MEETING = {"title": "Review", "minutes": "30", "remote": "true"}
 MEETING_RECEIVED = MeetingRequest(title="Review", minutes=30, remote=True)
 MEETING_TOO_LONG = {"title": "Review", "minutes": "999"}
-
-
-def plain_refuses(probe: Probe, received: dict[str, Any] | None) -> bool:
-    """Whether the undecorated tool refused a probe or got something other than its meaning."""
-    return received != probe.received or any(
-        type(received[name]) is not type(value) for name, value in (probe.received or {}).items()
-    )
 
 
 def same_values(received: dict[str, Any] | None, expected: dict[str, Any] | None) -> bool:

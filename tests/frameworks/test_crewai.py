@@ -12,13 +12,13 @@ import pytest
 from pydantic_lenient import lenient_tool
 from pydantic_lenient.testing import host_validator
 from tests.frameworks import table
-from tests.sdks import require
+from tests.sdks import require_framework
 
 with warnings.catch_warnings():  # crewai's own import warns (ImportWarning) on Python 3.11
     warnings.simplefilter("ignore", ImportWarning)
-    require("crewai.tools")
+    require_framework("crewai.tools", required_by="PYDANTIC_LENIENT_REQUIRE_CREWAI")
 
-from crewai.tools import BaseTool, tool  # noqa: E402
+from crewai.tools import BaseTool, tool
 
 SYNC_PROBES = [probe for probe in table.PROBES if probe.tool is not table.fetch_message]
 
@@ -33,7 +33,8 @@ def call(made: BaseTool, arguments: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def schema(made: BaseTool) -> dict[str, Any]:
-    return made.args_schema.model_json_schema()
+    parameters: dict[str, Any] = made.args_schema.model_json_schema()
+    return parameters
 
 
 @pytest.mark.parametrize("probe", SYNC_PROBES, ids=lambda probe: probe.id)

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from pydantic_lenient import lenient_tool
 from pydantic_lenient.testing import host_validator
 from tests.frameworks import table
-from tests.sdks import require
+from tests.sdks import require_framework
 
-require("google.adk")
+require_framework("google.adk")
 
 from google.adk.features import FeatureName, override_feature_enabled  # noqa: E402
-from google.adk.tools import FunctionTool, ToolContext  # noqa: E402
+from google.adk.tools.function_tool import FunctionTool  # noqa: E402
+from google.adk.tools.tool_context import ToolContext  # noqa: E402
 
 from pydantic_lenient.adapters.google_adk import LenientFunctionTool  # noqa: E402
 
@@ -33,7 +34,7 @@ def call(tool: FunctionTool, arguments: dict[str, Any]) -> dict[str, Any] | None
     table.forget()
     try:
         # No context parameter in the table's tools: ADK injects none, and reads none.
-        asyncio.run(tool.run_async(args=arguments, tool_context=None))  # type: ignore[arg-type]
+        asyncio.run(tool.run_async(args=arguments, tool_context=cast(Any, None)))
     except Exception:  # the wrapper's ValidationError
         return None
     return table.last_received()  # None too when ADK answered the model with its own error
@@ -42,11 +43,13 @@ def call(tool: FunctionTool, arguments: dict[str, Any]) -> dict[str, Any] | None
 def schema(tool: FunctionTool) -> dict[str, Any]:
     declaration = tool._get_declaration()
     assert declaration is not None
-    return dict(declaration.parameters_json_schema)  # type: ignore[arg-type]
+    return dict(cast(Any, declaration.parameters_json_schema))
 
 
 @pytest.mark.parametrize("probe", table.PROBES, ids=lambda probe: probe.id)
-def test_the_adapter_delivers_every_form_converted_and_refuses_bad_ones(probe: table.Probe, adk_validation: bool) -> None:
+def test_the_adapter_delivers_every_form_converted_and_refuses_bad_ones(
+    probe: table.Probe, adk_validation: bool
+) -> None:
     tool = LenientFunctionTool(probe.tool)
     assert table.same_values(call(tool, probe.arguments), probe.received)
     if probe.received is not None:

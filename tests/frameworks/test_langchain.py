@@ -20,7 +20,8 @@ from langchain_core.tools import BaseTool, InjectedToolCallId, tool  # noqa: E40
 
 
 def make(function: Any) -> BaseTool:
-    return tool(function, parse_docstring=True)
+    made: BaseTool = tool(function, parse_docstring=True)
+    return made
 
 
 def call(made: BaseTool, arguments: dict[str, Any]) -> dict[str, Any] | None:

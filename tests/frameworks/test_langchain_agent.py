@@ -7,9 +7,9 @@ from typing import Annotated, Any
 
 from pydantic_lenient import lenient_tool
 from tests.frameworks import table
-from tests.sdks import require
+from tests.sdks import require_framework
 
-require("langchain.agents")
+require_framework("langchain.agents")
 
 from langchain.agents import create_agent  # noqa: E402
 from langchain.tools import InjectedState, ToolRuntime, tool  # noqa: E402
@@ -17,7 +17,9 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage  # noqa: E402
 
 
-def with_runtime(limit: int, dry_run: bool, runtime: ToolRuntime, state: Annotated[dict, InjectedState]) -> str:
+def with_runtime(
+    limit: int, dry_run: bool, runtime: ToolRuntime, state: Annotated[dict[str, Any], InjectedState]
+) -> str:
     """Archive old messages.
 
     Args:
@@ -47,8 +49,8 @@ def run(arguments: dict[str, Any]) -> dict[str, Any] | None:
 
 def test_the_runtime_and_the_state_are_left_to_langchain() -> None:
     assert table.left_as_written(with_runtime, {"runtime", "state"})
-    made = tool(lenient_tool(with_runtime))
-    assert set(made.tool_call_schema.model_json_schema()["properties"]) == {"limit", "dry_run"}  # type: ignore[union-attr]
+    call_schema: Any = tool(lenient_tool(with_runtime)).tool_call_schema
+    assert set(call_schema.model_json_schema()["properties"]) == {"limit", "dry_run"}
 
 
 def test_an_agent_passes_the_model_s_arguments_converted() -> None:
@@ -66,7 +68,7 @@ def test_langchain_mcp_tools_send_repaired_calls_to_a_strict_server() -> None:
 
     with warnings.catch_warnings():  # langchain.mcp warns that it is in beta, on import
         warnings.simplefilter("ignore", LangChainBetaWarning)
-        require("langchain.mcp")
+        require_framework("langchain.mcp")
     from fastmcp import Client, FastMCP
     from langchain.mcp import as_langchain_tool
 

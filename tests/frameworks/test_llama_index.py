@@ -12,9 +12,9 @@ import pytest
 from pydantic_lenient import lenient_tool
 from pydantic_lenient.testing import host_validator
 from tests.frameworks import table
-from tests.sdks import require
+from tests.sdks import require_framework
 
-require("llama_index.core")
+require_framework("llama_index.core")
 
 from llama_index.core.tools import FunctionTool  # noqa: E402
 
@@ -38,7 +38,8 @@ def call(tool: FunctionTool, arguments: dict[str, Any]) -> dict[str, Any] | None
 
 
 def schema(tool: FunctionTool) -> dict[str, Any]:
-    return tool.metadata.get_parameters_dict()
+    parameters: dict[str, Any] = tool.metadata.get_parameters_dict()
+    return parameters
 
 
 @pytest.mark.parametrize("probe", table.PROBES, ids=lambda probe: probe.id)

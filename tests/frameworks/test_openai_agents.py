@@ -103,11 +103,10 @@ def test_the_context_is_left_to_the_sdk(function: Any) -> None:
 
 # --- the one-line switch: lenient_agent -------------------------------------------------------
 
-from mcp.types import CallToolResult, TextContent  # noqa: E402
-from mcp.types import Tool as MCPTool  # noqa: E402
-
 from agents import Agent  # noqa: E402
 from agents.mcp import MCPServer  # noqa: E402
+from mcp.types import CallToolResult, TextContent  # noqa: E402
+from mcp.types import Tool as MCPTool  # noqa: E402
 
 from pydantic_lenient.adapters.openai_agents import lenient_agent  # noqa: E402
 
@@ -138,7 +137,8 @@ def test_lenient_agent_schemas_are_valid_strict_schemas(function: Any) -> None:
     assert isinstance(tool, FunctionTool)
     schema = tool.params_json_schema
     text = json.dumps(schema)
-    assert "contentMediaType" not in text and "contentSchema" not in text
+    assert "contentMediaType" not in text
+    assert "contentSchema" not in text
     assert schema["additionalProperties"] is False
     assert sorted(schema["required"]) == sorted(schema["properties"])
     assert table.descriptions(plain.params_json_schema) <= table.descriptions(schema)
@@ -175,7 +175,9 @@ class StrictServer(MCPServer):
     ) -> CallToolResult:
         self.calls.append(arguments)
         valid = host_validator(self.schema).is_valid(arguments)
-        return CallToolResult(content=[TextContent(type="text", text="moved" if valid else "invalid")], isError=not valid)
+        return CallToolResult(
+            content=[TextContent(type="text", text="moved" if valid else "invalid")], isError=not valid
+        )
 
     async def list_prompts(self) -> Any:
         raise NotImplementedError
@@ -188,7 +190,8 @@ def test_lenient_agent_repairs_the_calls_sent_to_an_mcp_server() -> None:
     server = StrictServer()
     agent = lenient_agent(Agent(name="a", mcp_servers=[server]))
     tools = asyncio.run(agent.get_mcp_tools(RunContextWrapper(context=None)))
-    assert len(tools) == 1 and isinstance(tools[0], FunctionTool)
+    assert len(tools) == 1
+    assert isinstance(tools[0], FunctionTool)
     schema = tools[0].params_json_schema
     sent = {"uids": '["17", 18]', "dry_run": "false"}
     assert host_validator(schema).is_valid(sent)

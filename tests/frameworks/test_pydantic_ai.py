@@ -44,7 +44,8 @@ class Run:
         # run_sync would leave its event loop open for later tests to find.
         self.output = asyncio.run(_run(agent))
         self.received = table.last_received()
-        self.schema: dict[str, Any] = self.tool.parameters_json_schema
+        listed: Any = self.tool
+        self.schema: dict[str, Any] = listed.parameters_json_schema
 
 
 async def _run(agent: Agent[None, str]) -> str:
@@ -79,7 +80,8 @@ def test_a_single_model_tool_keeps_its_fields_at_the_top_level() -> None:
     assert table.property_names(plain.schema) == {"title", "minutes", "remote"}
     assert table.property_names(run.schema) == table.property_names(plain.schema)
     assert run.tool.description == plain.tool.description
-    assert run.tool.description is not None and run.tool.description.startswith("Book a meeting.")
+    assert run.tool.description is not None
+    assert run.tool.description.startswith("Book a meeting.")
     assert run.received is not None
     assert isinstance(run.received["request"], table.MeetingRequest)
     assert run.received["request"].model_dump() == table.MEETING_RECEIVED.model_dump()

@@ -11,9 +11,9 @@ import pytest
 
 from pydantic_lenient import lenient_tool
 from tests.frameworks import table
-from tests.sdks import require
+from tests.sdks import require_framework
 
-require("smolagents")
+require_framework("smolagents")
 
 from smolagents import tool  # noqa: E402
 from smolagents.tools import Tool, validate_tool_arguments  # noqa: E402

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from google.adk.tools import FunctionTool
+from google.adk.tools.function_tool import FunctionTool
 from pydantic import ValidationError
 
 from pydantic_lenient.types.tools import lenient_arguments, lenient_tool

@@ -87,7 +87,8 @@ def _repairing(item: StructuredTool, schema: dict[str, Any]) -> StructuredTool:
             return await coroutine(**repairer.repair(arguments).arguments)
 
         update["coroutine"] = repaired_coroutine
-    return item.model_copy(update=update)
+    copied: StructuredTool = item.model_copy(update=update)
+    return copied
 
 
 def _has_arguments_section(function: Callable[..., Any]) -> bool:

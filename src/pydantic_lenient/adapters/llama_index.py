@@ -37,13 +37,17 @@ def lenient_function_tool(function: Callable[..., Any], **options: Any) -> Funct
     'main: False'
     """
     is_async = inspect.iscoroutinefunction(function)
-    plain = FunctionTool.from_defaults(async_fn=function, **options) if is_async else FunctionTool.from_defaults(
-        function, **options
+    plain = (
+        FunctionTool.from_defaults(async_fn=function, **options)
+        if is_async
+        else FunctionTool.from_defaults(function, **options)
     )
     metadata = plain.metadata
     schema = lenient_model(metadata.fn_schema) if metadata.fn_schema is not None else None
     settings = {**options, "name": metadata.name, "description": metadata.description, "fn_schema": schema}
     lenient = lenient_tool(function)
-    return FunctionTool.from_defaults(async_fn=lenient, **settings) if is_async else FunctionTool.from_defaults(
-        lenient, **settings
+    return (
+        FunctionTool.from_defaults(async_fn=lenient, **settings)
+        if is_async
+        else FunctionTool.from_defaults(lenient, **settings)
     )

@@ -42,7 +42,9 @@ def lenient_agent(agent: Agent[Any]) -> Agent[Any]:
     'string'
     """
     tools = [lenient_function_tool(tool) if isinstance(tool, FunctionTool) else tool for tool in agent.tools]
-    servers = [server if isinstance(server, LenientMCPServer) else LenientMCPServer(server) for server in agent.mcp_servers]
+    servers = [
+        server if isinstance(server, LenientMCPServer) else LenientMCPServer(server) for server in agent.mcp_servers
+    ]
     return agent.clone(tools=tools, mcp_servers=servers)
 
 
@@ -66,7 +68,9 @@ def lenient_function_tool(tool: FunctionTool) -> FunctionTool:
     widened = widen_schema(schema, style="any-of")
     if tool.strict_json_schema:
         widened = to_target(widened, "openai").schema
-    return dataclasses.replace(tool, params_json_schema=widened, on_invoke_tool=_repairing(tool.on_invoke_tool, repairer))
+    return dataclasses.replace(
+        tool, params_json_schema=widened, on_invoke_tool=_repairing(tool.on_invoke_tool, repairer)
+    )
 
 
 def _repairing(
@@ -102,10 +106,10 @@ class LenientMCPServer(MCPServer):
         return self._lenient_server.name
 
     async def connect(self) -> None:
-        await self._lenient_server.connect()
+        await self._lenient_server.connect()  # type: ignore[no-untyped-call]
 
     async def cleanup(self) -> None:
-        await self._lenient_server.cleanup()
+        await self._lenient_server.cleanup()  # type: ignore[no-untyped-call]
 
     async def list_tools(self, run_context: Any = None, agent: Any = None) -> list[Any]:
         tools = await self._lenient_server.list_tools(run_context, agent)
@@ -118,7 +122,9 @@ class LenientMCPServer(MCPServer):
             listed.append(tool.model_copy(update={field: widen_schema(schema, style="any-of")}))
         return listed
 
-    async def call_tool(self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None) -> Any:
+    async def call_tool(
+        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+    ) -> Any:
         with self._lenient_lock:
             repairer = self._lenient_repairers.get(tool_name)
         if repairer is not None and arguments is not None:

@@ -28,22 +28,22 @@ __all__ = ("LenientToolset",)
 @dataclass
 class LenientToolset(WrapperToolset[Any]):
     """Wrap any toolset (a ``FunctionToolset``, an MCP server, a combination) so that all its tools
-    take the wrong-typed forms models send. The schemas are written in the ``any-of`` style, as
-pydantic writes a `lenient_tool`'s (and as pydantic-ai's ``TestModel`` reads them).
+        take the wrong-typed forms models send. The schemas are written in the ``any-of`` style, as
+    pydantic writes a `lenient_tool`'s (and as pydantic-ai's ``TestModel`` reads them).
 
-    >>> import asyncio
-    >>> from pydantic_ai import Agent
-    >>> from pydantic_ai.models.test import TestModel
-    >>> from pydantic_ai.toolsets import FunctionToolset
-    >>> from pydantic_lenient.adapters.pydantic_ai import LenientToolset
-    >>> def account_balance(account: str, include_pending: bool) -> str:
-    ...     "The balance of an account."
-    ...     return f"{account}: {include_pending!r}"
-    >>> agent = Agent(TestModel(), toolsets=[LenientToolset(FunctionToolset([account_balance]))])
-    >>> async def run() -> str:
-    ...     return (await agent.run("go")).output
-    >>> asyncio.run(run())
-    '{"account_balance":"a: False"}'
+        >>> import asyncio
+        >>> from pydantic_ai import Agent
+        >>> from pydantic_ai.models.test import TestModel
+        >>> from pydantic_ai.toolsets import FunctionToolset
+        >>> from pydantic_lenient.adapters.pydantic_ai import LenientToolset
+        >>> def account_balance(account: str, include_pending: bool) -> str:
+        ...     "The balance of an account."
+        ...     return f"{account}: {include_pending!r}"
+        >>> agent = Agent(TestModel(), toolsets=[LenientToolset(FunctionToolset([account_balance]))])
+        >>> async def run() -> str:
+        ...     return (await agent.run("go")).output
+        >>> asyncio.run(run())
+        '{"account_balance":"a: False"}'
 
     """
 
@@ -57,7 +57,9 @@ pydantic writes a `lenient_tool`'s (and as pydantic-ai's ``TestModel`` reads the
     def _lenient(self, tool: ToolsetTool[Any]) -> ToolsetTool[Any]:
         schema = tool.tool_def.parameters_json_schema
         definition = replace(tool.tool_def, parameters_json_schema=widen_schema(schema, style="any-of"))
-        return replace(tool, tool_def=definition, args_validator=_Repairing(tool.args_validator, self._repairer(schema)))
+        return replace(
+            tool, tool_def=definition, args_validator=_Repairing(tool.args_validator, self._repairer(schema))
+        )
 
     def _repairer(self, schema: dict[str, Any]) -> Repairer:
         key = json.dumps(schema, sort_keys=True)
