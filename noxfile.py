@@ -97,7 +97,7 @@ def frameworks(session: nox.Session) -> None:
 @nox.session(python="3.11")
 def crewai(session: nox.Session) -> None:
     """CrewAI, whose pydantic pin keeps it out of `[test]`: its tool decorator and ``run``."""
-    session.install("-e", ".[testing]", "crewai>=1.15", "pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6.100")
+    session.install("-e", ".[testing,crewai]", "pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6.100")
     session.run("python", "-m", "pip", "freeze")
     session.run(
         "python",

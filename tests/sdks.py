@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import warnings
 from types import ModuleType
 
 import pytest
@@ -25,7 +26,9 @@ def require_framework(module: str, *, required_by: str = "PYDANTIC_LENIENT_REQUI
     is set: PYDANTIC_LENIENT_REQUIRE_FRAMEWORKS in the `frameworks` nox session, and
     PYDANTIC_LENIENT_REQUIRE_CREWAI in the `crewai` one)."""
     try:
-        return importlib.import_module(module)
+        with warnings.catch_warnings():  # crewai's import warns (ImportWarning) about its own modules
+            warnings.simplefilter("ignore", ImportWarning)
+            return importlib.import_module(module)
     except ImportError:
         message = f"{module} is not installed: pip install -e '.[test,frameworks]' (CrewAI: nox -s crewai)"
         if os.environ.get(required_by):

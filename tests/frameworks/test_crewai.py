@@ -4,7 +4,6 @@ of its own (the `crewai` nox session); elsewhere it skips."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import pytest
@@ -14,11 +13,9 @@ from pydantic_lenient.testing import host_validator
 from tests.frameworks import table
 from tests.sdks import require_framework
 
-with warnings.catch_warnings():  # crewai's own import warns (ImportWarning) on Python 3.11
-    warnings.simplefilter("ignore", ImportWarning)
-    require_framework("crewai.tools", required_by="PYDANTIC_LENIENT_REQUIRE_CREWAI")
+require_framework("crewai.tools", required_by="PYDANTIC_LENIENT_REQUIRE_CREWAI")
 
-from crewai.tools import BaseTool, tool
+from crewai.tools import BaseTool, tool  # noqa: E402
 
 SYNC_PROBES = [probe for probe in table.PROBES if probe.tool is not table.fetch_message]
 

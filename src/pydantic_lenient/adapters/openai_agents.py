@@ -88,7 +88,15 @@ def _repairing(
 
 class LenientMCPServer(MCPServer):
     """An MCP server as the SDK uses it, its tools listed widened and its calls repaired against the
-    server's own schemas. Everything else is the wrapped server's."""
+    server's own schemas. Everything else is the wrapped server's. `lenient_agent` wraps an
+    agent's servers in it.
+
+    >>> from agents.mcp import MCPServerStdio
+    >>> from pydantic_lenient.adapters.openai_agents import LenientMCPServer
+    >>> server = LenientMCPServer(MCPServerStdio(params={"command": "mail-server"}, name="mail"))
+    >>> server.name
+    'mail'
+    """
 
     def __init__(self, server: MCPServer) -> None:
         # No MCPServer.__init__: every attribute not defined here is read from the wrapped server.
