@@ -17,12 +17,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import annotated_types
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 from pydantic.fields import FieldInfo
 from typing_extensions import NotRequired, TypedDict
 
 from .annotations import UNION_TYPES, function_hints, is_typeddict, split_annotated, with_metadata
 from .constraints import split_constraints
+from .lenient_classes import LENIENT_CLASSES
 from .mapping import _Mapper
 
 __all__ = ("lenient_arguments", "lenient_tool", "written_by_the_model")
@@ -202,9 +203,6 @@ class _ArgumentCheck:
             fields = {name: NotRequired[annotation] for name, annotation in validated.items()}
             make_typed_dict: Any = TypedDict
             arguments: Any = make_typed_dict(getattr(function, "__name__", "arguments"), fields)
-            # Values the framework already validated (an instance of the lenient class, or of the
-            # class it was made from, in a direct call) are read by their attributes.
-            arguments.__pydantic_config__ = ConfigDict(from_attributes=True)
             self.adapter = TypeAdapter(arguments)
 
     def arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -218,8 +216,18 @@ class _ArgumentCheck:
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         if self.adapter is None:
             return arguments
-        given = {name: arguments[name] for name in self.names if name in arguments}
-        return {**arguments, **self.adapter.validate_python(given)}
+        given = {name: _as_data(arguments[name]) for name in self.names if name in arguments}
+        # An instance of the model a lenient model was made from (a direct call, a framework that
+        # validated with the original) is read by its attributes.
+        return {**arguments, **self.adapter.validate_python(given, from_attributes=True)}
+
+
+def _as_data(value: Any) -> Any:
+    """An instance of a dataclass that has a lenient subclass, as its fields: pydantic takes only
+    instances of the subclass itself (a model's instance is read by its attributes instead)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type) and type(value) in LENIENT_CLASSES:
+        return dataclasses.asdict(value)
+    return value
 
 
 def _as_received(annotation: Any, kind: inspect._ParameterKind) -> Any:
