@@ -120,7 +120,8 @@ def lenient_tool(function: _F) -> _F:
         raise TypeError(f"cannot read the annotations of {function!r}: {error}") from None
     signature = inspect.signature(function)
     mapper = _Mapper()
-    sole = _sole_class_parameter(signature, hints)
+    models = {name for name in signature.parameters if name in hints and written_by_the_model(hints[name])}
+    sole = _sole_class_parameter(signature, hints, models)
     annotations: dict[str, Any] = dict(hints)
     validated: dict[str, Any] = {}
     parameters = []
@@ -129,7 +130,7 @@ def lenient_tool(function: _F) -> _F:
             parameters.append(parameter)
             continue
         hint = hints[parameter.name]
-        if written_by_the_model(hint):
+        if parameter.name in models:
             hint, default = _constraints_from_default(hint, parameter.default)
             lenient = mapper.structure(hint) if parameter.name == sole else mapper.map(hint)
             if lenient is not hints[parameter.name] or default is not parameter.default:
@@ -140,8 +141,8 @@ def lenient_tool(function: _F) -> _F:
     returned = hints.get("return", signature.return_annotation)
     check = _ArgumentCheck(function, signature, validated)
     wrapper = _async_wrapper(function, check) if inspect.iscoroutinefunction(function) else _wrapper(function, check)
-    # functools.wraps shares the original's dict; the wrapper gets its own.
     setattr(wrapper, _CHECK, check)  # for lenient_arguments
+    # functools.wraps shares the original's annotations; the wrapper gets its own.
     wrapper.__annotations__ = annotations
     wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
         parameters=parameters, return_annotation=returned
@@ -239,13 +240,14 @@ def _as_received(annotation: Any, kind: inspect._ParameterKind) -> Any:
     return annotation
 
 
-def _sole_class_parameter(signature: inspect.Signature, hints: dict[str, Any]) -> str | None:
-    """The one parameter the model writes, when it is a bare model, dataclass or TypedDict class:
-    frameworks may advertise its fields at the top level, and only the class itself lets them."""
+def _sole_class_parameter(signature: inspect.Signature, hints: dict[str, Any], models: set[str]) -> str | None:
+    """The one parameter the model writes (of ``models``), when it is a bare model, dataclass or
+    TypedDict class: frameworks may advertise its fields at the top level, and only the class itself
+    lets them."""
     written = [
         name
         for name, parameter in signature.parameters.items()
-        if name in hints and written_by_the_model(hints[name]) and parameter.kind is not parameter.VAR_KEYWORD
+        if name in models and parameter.kind not in (parameter.VAR_KEYWORD, parameter.VAR_POSITIONAL)
     ]
     if len(written) != 1:
         return None
