@@ -199,14 +199,27 @@ class _ArgumentCheck:
             if isinstance(parameter.default, FieldInfo)
         }
         self.names = tuple(validated)
+        parameters = signature.parameters.values()
+        self.positional = tuple(p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        # Arguments can be matched to names without binding: no *args, **kwargs, or a Field(...)
+        # default that could only be passed by position.
+        self.simple = not any(
+            p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            or (p.kind is p.POSITIONAL_ONLY and isinstance(p.default, FieldInfo))
+            for p in parameters
+        )
         self.adapter: TypeAdapter[dict[str, Any]] | None = None
+        self.validator: Any = None  # pydantic-core's, called directly on the hot path
         if validated:
             fields = {name: NotRequired[annotation] for name, annotation in validated.items()}
             make_typed_dict: Any = TypedDict
             arguments: Any = make_typed_dict(getattr(function, "__name__", "arguments"), fields)
             self.adapter = TypeAdapter(arguments)
+            self.validator = self.adapter.validator
 
     def arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        if self.simple and len(args) <= len(self.positional) and kwargs.keys().isdisjoint(self.positional[: len(args)]):
+            return self._arguments_by_name(args, kwargs)
         bound = self.signature.bind(*args, **kwargs)
         for name, default in self.field_defaults.items():
             if name not in bound.arguments:  # as pydantic fills a Field(...) default
@@ -214,19 +227,39 @@ class _ArgumentCheck:
         bound.arguments.update(self.validate(bound.arguments))
         return bound.args, bound.kwargs
 
+    def _arguments_by_name(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """`arguments` without ``Signature.bind`` (most of a call's cost), for a signature with no
+        ``*args``/``**kwargs``: a missing or unknown argument reaches the function as given, which
+        raises the ``TypeError`` it would have raised undecorated."""
+        arguments = dict(zip(self.positional, args, strict=False))
+        keywords = [*kwargs]
+        arguments.update(kwargs)
+        for name, default in self.field_defaults.items():
+            if name not in arguments:  # as pydantic fills a Field(...) default
+                arguments[name] = default.get_default(call_default_factory=True)
+                keywords.append(name)
+        if self.validator is not None:
+            given = {name: _as_data(arguments[name]) for name in self.names if name in arguments}
+            arguments.update(self.validator.validate_python(given, from_attributes=True))
+        return tuple(arguments[name] for name in self.positional[: len(args)]), {
+            name: arguments[name] for name in keywords
+        }
+
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        if self.adapter is None:
+        if self.validator is None:
             return arguments
         given = {name: _as_data(arguments[name]) for name in self.names if name in arguments}
         # An instance of the model a lenient model was made from (a direct call, a framework that
         # validated with the original) is read by its attributes.
-        return {**arguments, **self.adapter.validate_python(given, from_attributes=True)}
+        return {**arguments, **self.validator.validate_python(given, from_attributes=True)}
 
 
 def _as_data(value: Any) -> Any:
     """An instance of a dataclass that has a lenient subclass, as its fields: pydantic takes only
     instances of the subclass itself (a model's instance is read by its attributes instead)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type) and type(value) in LENIENT_CLASSES:
+    if type(value) in LENIENT_CLASSES and dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
     return value
 
