@@ -87,9 +87,11 @@ def lenient_tool(function: _F) -> _F:
     pydantic ``ValidationError``: ``"false"`` never arrives as a (truthy) string.
 
     A framework's own parameters (`written_by_the_model`) are left exactly as written and passed
-    through. A sole parameter that is a model, dataclass or TypedDict stays that class (made lenient),
-    so frameworks that advertise its fields at the top level (pydantic-ai) still do. Async functions,
-    methods, ``staticmethod``/``classmethod``, ``*args`` and ``**kwargs`` are covered; the wrapper
+    through. A parameter that is a model takes its JSON text too, as with every way in: pydantic-ai,
+    which advertises a sole model parameter's fields at the top level, then advertises (and
+    validates) the model under the parameter's name; its `LenientToolset` keeps the top level.
+    Async functions, methods, ``staticmethod``/``classmethod``, ``*args`` and ``**kwargs`` are
+    covered; the wrapper
     keeps the name, docstring and ``__wrapped__``, and has the rewritten ``__signature__`` and
     ``__annotations__``.
 
@@ -121,7 +123,6 @@ def lenient_tool(function: _F) -> _F:
     signature = inspect.signature(function)
     mapper = _Mapper()
     models = {name for name in signature.parameters if name in hints and written_by_the_model(hints[name])}
-    sole = _sole_class_parameter(signature, hints, models)
     annotations: dict[str, Any] = dict(hints)
     validated: dict[str, Any] = {}
     parameters = []
@@ -132,7 +133,7 @@ def lenient_tool(function: _F) -> _F:
         hint = hints[parameter.name]
         if parameter.name in models:
             hint, default = _constraints_from_default(hint, parameter.default)
-            lenient = mapper.structure(hint) if parameter.name == sole else mapper.map(hint)
+            lenient = mapper.map(hint)
             if lenient is not hints[parameter.name] or default is not parameter.default:
                 annotations[parameter.name] = hint = lenient
                 parameter = parameter.replace(default=default)
@@ -271,24 +272,6 @@ def _as_received(annotation: Any, kind: inspect._ParameterKind) -> Any:
     if kind is inspect.Parameter.VAR_KEYWORD:
         return dict[str, annotation]
     return annotation
-
-
-def _sole_class_parameter(signature: inspect.Signature, hints: dict[str, Any], models: set[str]) -> str | None:
-    """The one parameter the model writes (of ``models``), when it is a bare model, dataclass or
-    TypedDict class: frameworks may advertise its fields at the top level, and only the class itself
-    lets them."""
-    written = [
-        name
-        for name, parameter in signature.parameters.items()
-        if name in models and parameter.kind not in (parameter.VAR_KEYWORD, parameter.VAR_POSITIONAL)
-    ]
-    if len(written) != 1:
-        return None
-    hint = hints[written[0]]
-    is_class = isinstance(hint, type) and (
-        issubclass(hint, BaseModel) or is_typeddict(hint) or dataclasses.is_dataclass(hint)
-    )
-    return written[0] if is_class else None
 
 
 def _is_foreign_marker(marker: Any) -> bool:
