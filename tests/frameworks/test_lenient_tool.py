@@ -15,7 +15,7 @@ from typing import Annotated, Any, Generic, Optional, TypeVar
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError, conint
 from typing_extensions import Doc, TypedDict
 
 from pydantic_lenient import LenientInt, StrictBoolish, lenient_model, lenient_tool
@@ -75,6 +75,7 @@ class Filters(BaseModel):
         Annotated[int, "a limit"],
         Annotated[int, Doc("a limit")],
         dict[str, Any],
+        conint(multiple_of=2),
     ],
     ids=str,
 )

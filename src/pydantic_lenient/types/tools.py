@@ -276,6 +276,8 @@ def _as_received(annotation: Any, kind: inspect._ParameterKind) -> Any:
 
 def _is_foreign_marker(marker: Any) -> bool:
     """Metadata that pydantic does not read and that is not a description: another library's marker."""
+    if marker is None:  # what conint(strict=None) leaves
+        return False
     if isinstance(marker, str) or isinstance(getattr(marker, "documentation", None), str):  # text, PEP 727's Doc
         return False
     if isinstance(marker, _METADATA_CLASSES):
