@@ -4,8 +4,8 @@
 
 A four-parameter tool (``str``, ``int``, ``bool``, ``list[int]``) called directly with native values
 and with the string forms models send. The baseline is pydantic's ``validate_call`` over the same
-lenient annotations (what a user would write by hand to get converted values); the plain function
-is shown for scale. Target: the wrapper within 3x ``validate_call``: it matches the arguments to
+lenient annotations (what a user would write by hand to get converted values); the plain function's
+time is printed for scale. Target: the wrapper within 3x ``validate_call``: it matches the arguments to
 the parameters in Python (``validate_call`` does it in pydantic-core), then validates the model's
 parameters in one pydantic-core call.
 """
@@ -53,10 +53,10 @@ def main() -> int:
         [
             ("lenient_tool, native values / validate_call", "lenient_tool, native", "validate_call, native", 3.0),
             ("lenient_tool, string forms / validate_call", "lenient_tool, strings", "validate_call, strings", 3.0),
-            ("lenient_tool, native values / the plain function", "lenient_tool, native", "plain", 100.0),
         ],
         times,
     )
+    print(f"(the plain function, for scale: {times['plain'] * 1e9:.0f} ns a call)")
     return 0 if all(met) else 1
 
 
