@@ -9,6 +9,12 @@ requires pydantic>=2.12.0), so the lowest pins are two sessions:
   every test dependency that installs beside them; the SDKs' tests skip, as on a core install.
 - `lowest_sdks`: Python 3.10 with mcp 2.1.0, fastmcp 4.0.11 and httpx2 2.10.0.
 - `newest`: the newest Python with the newest release of everything.
+
+Two more sessions, run by name, test the agent frameworks `[test]` leaves out (docs/frameworks.md):
+
+- `frameworks`: the `frameworks` extra (LangChain's agents and MCP adapter, LlamaIndex, Google ADK,
+  smolagents) beside `[test]`, on `tests/frameworks` and the adapters' doctests.
+- `crewai`: CrewAI, which pins pydantic below the newest release, in a venv of its own.
 """
 
 from __future__ import annotations
@@ -75,3 +81,29 @@ def newest(session: nox.Session) -> None:
     session.install("--upgrade", "--upgrade-strategy", "eager", "-e", ".[test]")
     session.run("python", "-m", "pip", "freeze")
     session.run("python", "-m", "pytest", *session.posargs, env=FAST)
+
+
+@nox.session(python="3.11")
+def frameworks(session: nox.Session) -> None:
+    """The agent frameworks of the `frameworks` extra, through their own schema builders and call paths."""
+    session.install("-e", ".[test,frameworks]")
+    session.run("python", "-m", "pip", "freeze")
+    paths = ("tests/frameworks", "src/pydantic_lenient/adapters", "src/pydantic_lenient/types/tools.py")
+    session.run(
+        "python", "-m", "pytest", *paths, *session.posargs, env={**FAST, "PYDANTIC_LENIENT_REQUIRE_FRAMEWORKS": "1"}
+    )
+
+
+@nox.session(python="3.11")
+def crewai(session: nox.Session) -> None:
+    """CrewAI, whose pydantic pin keeps it out of `[test]`: its tool decorator and ``run``."""
+    session.install("-e", ".[testing,crewai]", "pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6.100")
+    session.run("python", "-m", "pip", "freeze")
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "tests/frameworks/test_crewai.py",
+        *session.posargs,
+        env={**FAST, "PYDANTIC_LENIENT_REQUIRE_CREWAI": "1"},
+    )

@@ -27,7 +27,17 @@ import pytest
 PACKAGE = "pydantic_lenient"
 PACKAGE_DIR = Path(__file__).parent / PACKAGE
 # Modules that need an optional extra (paths inside the package), and the package that extra brings.
-NEEDS_EXTRA = {"adapters/mcp.py": "mcp", "adapters/fastmcp.py": "fastmcp", "proxy/remote.py": "httpx2"}
+NEEDS_EXTRA = {
+    "adapters/mcp.py": "mcp",
+    "adapters/fastmcp.py": "fastmcp",
+    "proxy/remote.py": "httpx2",
+    "adapters/pydantic_ai.py": "pydantic_ai",
+    "adapters/openai_agents.py": "agents",
+    "adapters/langchain.py": "langchain_core",
+}
+# Modules for a framework of the `frameworks` extra (not in `[test]`): required only where
+# PYDANTIC_LENIENT_REQUIRE_FRAMEWORKS says so (the `frameworks` nox session).
+NEEDS_FRAMEWORK = {"adapters/google_adk.py": "google.adk", "adapters/llama_index.py": "llama_index.core"}
 
 
 @pytest.fixture(autouse=True)
@@ -39,10 +49,21 @@ def _examples_without_postponed_annotations(doctest_namespace: dict[str, Any]) -
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    extra = NEEDS_EXTRA.get(_inside_package(collection_path) or "")
+    place = _inside_package(collection_path) or ""
+    framework = NEEDS_FRAMEWORK.get(place)
+    if framework is not None:
+        return None if os.environ.get("PYDANTIC_LENIENT_REQUIRE_FRAMEWORKS") or _installed(framework) else True
+    extra = NEEDS_EXTRA.get(place)
     if extra is None or os.environ.get("PYDANTIC_LENIENT_REQUIRE_SDKS"):
         return None
-    return True if importlib.util.find_spec(extra) is None else None
+    return None if _installed(extra) else True
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:  # its parent package is missing
+        return False
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

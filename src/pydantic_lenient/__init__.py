@@ -57,10 +57,10 @@ if typing.TYPE_CHECKING:
         lenient_annotation,
         lenient_form,
         lenient_model,
-        lenient_tool,
     )
     from .types.null_text import NullText
     from .types.rendering import render_annotation
+    from .types.tools import lenient_tool
 
 __all__ = (
     "DEFAULT_MAX_DEPTH",
@@ -174,7 +174,7 @@ _MODULE_OF: dict[str, str] = {
     "lenient_annotation": "types.mapping",
     "lenient_form": "types.mapping",
     "lenient_model": "types.mapping",
-    "lenient_tool": "types.mapping",
+    "lenient_tool": "types.tools",
     "NullText": "types.null_text",
     "render_annotation": "types.rendering",
 }

@@ -25,6 +25,9 @@ MODULES = {
     "adapters.clients": None,
     "adapters.mcp": "mcp",
     "adapters.fastmcp": "fastmcp",
+    "adapters.pydantic_ai": "pydantic_ai",
+    "adapters.openai_agents": "agents",
+    "adapters.langchain": "langchain_core",
 }
 
 

@@ -27,7 +27,8 @@ from pydantic import BaseModel, Field, create_model
 from pydantic_lenient import LenientUInt, input_schema, lenient_annotation, render_annotation
 from pydantic_lenient.schema.catalog import model_from_function
 from pydantic_lenient.testing import host_validator
-from pydantic_lenient.types.mapping import Lenient, lenient_model, lenient_tool
+from pydantic_lenient.types.mapping import Lenient, lenient_model
+from pydantic_lenient.types.tools import lenient_tool
 from tests.conftest import AjvRunner
 from tests.contract import Verdict, agrees, server_verdict
 from tests.strategies import any_input

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import pydantic_lenient
-from tests.sdks import require
+from tests.sdks import require, require_framework
 
 
 def _isort_style(name: str) -> tuple[int, list[tuple[int, str]]]:
@@ -124,7 +124,12 @@ NEEDS_EXTRA = {
     "adapters.clients": "jsonschema_rs",
     "codemod": "libcst",
     "codemod.fix": "libcst",
+    "adapters.pydantic_ai": "pydantic_ai",
+    "adapters.openai_agents": "agents",
+    "adapters.langchain": "langchain_core",
 }
+# Modules for a framework `[test]` leaves out (the `frameworks` extra): tests/sdks.py, `require_framework`.
+NEEDS_FRAMEWORK = {"adapters.google_adk": "google.adk", "adapters.llama_index": "llama_index.core"}
 
 # Every public module at any depth (subpackages included), named from the package; `adapters` and
 # `types` export nothing themselves (the SDKs are optional; the root exports the types).
@@ -140,6 +145,8 @@ PUBLIC_MODULES = sorted(
 def test_every_public_module_has_a_complete_all(name: str) -> None:
     if name in NEEDS_EXTRA:
         require(NEEDS_EXTRA[name])
+    if name in NEEDS_FRAMEWORK:
+        require_framework(NEEDS_FRAMEWORK[name])
     module = importlib.import_module(f"pydantic_lenient.{name}")
     exported = set(getattr(module, "__all__", ()))
     assert exported, f"{module.__name__} has no __all__"

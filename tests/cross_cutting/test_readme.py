@@ -38,7 +38,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sdks import require
+from tests.sdks import require, require_framework
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -46,7 +46,16 @@ DOCS = ROOT / "docs"
 PYPROJECT = ROOT / "pyproject.toml"
 CI_RUN = ROOT / ".ci" / "run"
 LANGUAGES = {"python", "console", "bash", "json", "yaml"}
-OPTIONAL_SDKS = ("mcp", "fastmcp", "pydantic_ai", "opentelemetry")
+OPTIONAL_SDKS = ("mcp", "fastmcp", "pydantic_ai", "opentelemetry", "agents", "langchain_core")
+# Blocks that import these (docs/frameworks.md) need a framework `[test]` leaves out: the module
+# to import, and the variable that makes its absence a failure (tests/sdks.py, `require_framework`).
+FRAMEWORKS = {
+    "crewai": ("crewai.tools", "PYDANTIC_LENIENT_REQUIRE_CREWAI"),
+    "llama_index": ("llama_index.core", "PYDANTIC_LENIENT_REQUIRE_FRAMEWORKS"),
+    "pydantic_lenient.adapters.llama_index": ("llama_index.core", "PYDANTIC_LENIENT_REQUIRE_FRAMEWORKS"),
+    "google.adk": ("google.adk", "PYDANTIC_LENIENT_REQUIRE_FRAMEWORKS"),
+    "pydantic_lenient.adapters.google_adk": ("google.adk", "PYDANTIC_LENIENT_REQUIRE_FRAMEWORKS"),
+}
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 UNCHECKED = "<no result shown>\n"
 EXCEPTION = re.compile(r"^[A-Z][A-Za-z0-9_]*(?:Error|Exception|Conflict):")
@@ -61,7 +70,17 @@ INSTALLS = {
     "fastmcp": {"fastmcp"},
     "opentelemetry": {"otel"},
     "opentelemetry.sdk": {"otel", "opentelemetry-sdk"},
-    "pydantic_ai": {"pydantic-ai-slim"},
+    "pydantic_ai": {"pydantic-ai-slim", "frameworks"},
+    "agents": {"openai-agents", "frameworks"},
+    "langchain_core": {"langchain-core", "frameworks"},
+    "crewai": {"crewai"},  # the extra, and the distribution
+    "llama_index": {"llama-index-core", "frameworks"},
+    "google.adk": {"google-adk", "frameworks"},
+    "pydantic_lenient.adapters.pydantic_ai": {"pydantic-ai-slim", "frameworks"},
+    "pydantic_lenient.adapters.openai_agents": {"openai-agents", "frameworks"},
+    "pydantic_lenient.adapters.langchain": {"langchain-core", "frameworks"},
+    "pydantic_lenient.adapters.llama_index": {"llama-index-core", "frameworks"},
+    "pydantic_lenient.adapters.google_adk": {"google-adk", "frameworks"},
     "pydantic_lenient.repair": {"repair", "mcp", "fastmcp", "proxy"},
     "pydantic_lenient.testing": {"testing"},
     "pydantic_lenient.codemod": {"codemod"},
@@ -233,6 +252,10 @@ def test_python_block(block: Block) -> None:
     assert not missing, f"{block.where}: the block imports {missing}; say what to install in a `# pip install` comment"
     for sdk in sorted({module.split(".")[0] for module in _imported_modules(block)} & set(OPTIONAL_SDKS)):
         require(sdk)
+    for module in sorted(_imported_modules(block)):
+        for prefix, (framework, required_by) in FRAMEWORKS.items():
+            if module == prefix or module.startswith(f"{prefix}."):
+                require_framework(framework, required_by=required_by)
     report = io.StringIO()
     runner = doctest.DocTestRunner(checker=_Checker(), optionflags=FLAGS)
     results = runner.run(doctest_of(block), out=report.write)

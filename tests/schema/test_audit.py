@@ -160,7 +160,7 @@ def test_a_field_that_cannot_be_made_lenient_is_a_note_saying_why() -> None:
 def test_every_suggestion_is_what_the_mapping_gives() -> None:
     """The audit and lenient_annotation are one mapping: a model rebuilt from the suggestions'
     mapping passes the audit."""
-    from pydantic_lenient.types.mapping import lenient_tool as make_lenient_tool
+    from pydantic_lenient.types.tools import lenient_tool as make_lenient_tool
 
     assert audit([make_lenient_tool(strict_tool)]) == [
         Finding(

@@ -38,10 +38,10 @@ from pydantic_lenient.types.mapping import (
     lenient_annotation,
     lenient_form,
     lenient_model,
-    lenient_tool,
 )
 from pydantic_lenient.types.null_text import NullText
 from pydantic_lenient.types.rendering import render_annotation
+from pydantic_lenient.types.tools import lenient_tool
 from tests.cases import Case, invalid_params, valid_params
 from tests.strategies import any_input, boolean_strings, json_values
 

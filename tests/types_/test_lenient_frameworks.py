@@ -28,7 +28,7 @@ def search(folder: str, limit: int, dry_run: bool, tags: list[str], ref: str, pa
 
 
 def _lenient_search() -> Callable[..., str]:
-    from pydantic_lenient.types.mapping import lenient_tool
+    from pydantic_lenient.types.tools import lenient_tool
 
     return lenient_tool(search)
 

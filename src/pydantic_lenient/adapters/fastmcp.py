@@ -47,7 +47,7 @@ from pydantic_lenient.observe.recorder import OutcomeRecorder, adapter_recorder
 from pydantic_lenient.schema.catalog import model_from_function
 from pydantic_lenient.schema.styles import Style
 from pydantic_lenient.schema.targets import Target, input_schema
-from pydantic_lenient.types.mapping import lenient_tool
+from pydantic_lenient.types.tools import lenient_tool
 
 __all__ = ("LenientMiddleware",)
 

@@ -51,7 +51,9 @@ def _lenient_pydantic_model(model: type[BaseModel], map_member: _MapMember) -> t
             changed[name] = (new, info)
     if not changed:
         return model
-    lenient: type[BaseModel] = create_model(model.__name__, __base__=model, __module__=model.__module__, **changed)
+    lenient: type[BaseModel] = create_model(
+        model.__name__, __base__=model, __module__=model.__module__, __doc__=model.__doc__, **changed
+    )
     lenient.__qualname__ = model.__qualname__
     return lenient
 
@@ -73,6 +75,7 @@ def _lenient_typeddict(typed_dict: type, map_member: _MapMember) -> type:
     lenient: type = make_typed_dict(typed_dict.__name__, fields)
     lenient.__module__ = typed_dict.__module__
     lenient.__qualname__ = typed_dict.__qualname__
+    lenient.__doc__ = typed_dict.__doc__  # the description a schema shows
     return lenient
 
 
@@ -88,13 +91,25 @@ def _lenient_dataclass(data_class: type, map_member: _MapMember) -> type:
                 options["default"] = field.default
             if field.default_factory is not dataclasses.MISSING:
                 options["default_factory"] = field.default_factory
+            if field.kw_only is not dataclasses.MISSING:
+                options["kw_only"] = field.kw_only
             changed.append((field.name, new, dataclasses.field(**options)))
     if not changed:
         return data_class
-    lenient: type = dataclasses.make_dataclass(data_class.__name__, changed, bases=(data_class,))
+    # A frozen dataclass's subclass must be frozen too (and a non-frozen one's must not).
+    frozen = data_class.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    namespace = {"__doc__": data_class.__doc__}
+    lenient: type = dataclasses.make_dataclass(
+        data_class.__name__, changed, bases=(data_class,), frozen=frozen, namespace=namespace
+    )
     lenient.__module__ = data_class.__module__
     if is_pydantic_dataclass(data_class):
         import pydantic.dataclasses
+
+        # Made again by pydantic, which reads each default from the class: a factory has none there.
+        for name, _, declared in changed:
+            if declared.default_factory is not dataclasses.MISSING:
+                setattr(lenient, name, declared)
 
         lenient = pydantic.dataclasses.dataclass(lenient, config=data_class.__pydantic_config__)
     lenient.__qualname__ = data_class.__qualname__

@@ -1,5 +1,5 @@
 """The lenient form of any annotation, without editing it: `lenient_annotation`, ``Lenient[T]``,
-`lenient_model` and the `lenient_tool` decorator all come from one mapping.
+and `lenient_model` come from one mapping, and so does the `lenient_tool` decorator (`tools.py`).
 
 * A plain scalar becomes the lenient type the family registers for it (`types.family`): ``int``
   `LenientInt` (`LenientUInt`, `LenientPositiveInt` or a sized form when the bounds are exactly
@@ -21,19 +21,13 @@ source text, for suggestions and the codemod.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import typing
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
-
-from pydantic.fields import FieldInfo
 
 from .annotations import (
     ARRAYS,
     UNION_TYPES,
-    function_hints,
     is_lenient,
     is_structured,
     lenient_scalar_class,
@@ -48,9 +42,8 @@ from .lenient_classes import CLASSES_LOCK, LENIENT_CLASSES, ORIGINALS, lenient_c
 from .null_text import NullText, takes_null_text, takes_strings
 from .rendering import render_annotation
 
-__all__ = ("KeptAsIs", "Lenient", "LenientForm", "lenient_annotation", "lenient_form", "lenient_model", "lenient_tool")
+__all__ = ("KeptAsIs", "Lenient", "LenientForm", "lenient_annotation", "lenient_form", "lenient_model")
 
-_F = TypeVar("_F", bound=Callable[..., Any])
 _M = TypeVar("_M", bound=type)
 _ANNOTATED: Any = Annotated  # subscripted with run-time values below
 
@@ -155,71 +148,6 @@ def lenient_model(model: _M) -> _M:
     mapper = _Mapper()
     result: _M = mapper.structure(model)
     return result
-
-
-def lenient_tool(function: _F) -> _F:
-    """Decorator: ``function`` with every parameter annotation replaced by its lenient form.
-
-    Frameworks that build a tool's input from the signature (the MCP SDK, FastMCP, pydantic-ai,
-    the OpenAI Agents SDK, LangChain) then see lenient parameters; the source keeps ``int``. The
-    wrapper keeps the name, docstring and ``__wrapped__``, is a coroutine function when
-    ``function`` is one, and has the rewritten ``__signature__`` and ``__annotations__``.
-
-    >>> from pydantic_lenient import lenient_tool, tool_catalog
-    >>> @lenient_tool
-    ... def move_messages(uids: list[int], dry_run: bool = True) -> str:
-    ...     return f"{'would move' if dry_run else 'moved'} {uids}"
-    >>> tool_catalog([move_messages])["tools"][0]["inputSchema"]["properties"]["dry_run"]["type"]
-    ['boolean', 'string']
-    >>> move_messages([1, 2], dry_run=False)  # the function itself runs unchanged
-    'moved [1, 2]'
-    """
-    try:
-        hints = function_hints(function)
-    except Exception as error:  # an annotation that does not resolve
-        raise TypeError(f"cannot read the annotations of {function!r}: {error}") from None
-    signature = inspect.signature(function)
-    annotations: dict[str, Any] = dict(hints)
-    parameters = []
-    for parameter in signature.parameters.values():
-        if parameter.name in hints:
-            hint, default = _constraints_from_default(hints[parameter.name], parameter.default)
-            annotations[parameter.name] = lenient_annotation(hint)
-            parameter = parameter.replace(annotation=annotations[parameter.name], default=default)
-        parameters.append(parameter)
-    returned = hints.get("return", signature.return_annotation)
-
-    if inspect.iscoroutinefunction(function):
-
-        @functools.wraps(function)
-        async def wrapper(*args: Any, **kwargs: Any) -> Any:
-            return await function(*args, **kwargs)
-
-    else:
-
-        @functools.wraps(function)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            return function(*args, **kwargs)
-
-    # functools.wraps shares the original's dict; the wrapper gets its own.
-    wrapper.__annotations__ = annotations
-    wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=parameters, return_annotation=returned
-    )
-    return typing.cast(_F, wrapper)
-
-
-def _constraints_from_default(hint: Any, default: Any) -> tuple[Any, Any]:
-    """A ``Field(None, ge=1)`` default's constraints moved into the annotation, where the mapping
-    puts them in the lenient marker (pydantic would apply them after it, or to an Optional's member,
-    as Python after-validators whose JSON schema uses pydantic's own names)."""
-    if not isinstance(default, FieldInfo):
-        return hint, default
-    split = split_constraints((default,))
-    if not (split.numeric or split.lengths):
-        return hint, default
-    rest = split.rest[0] if split.rest else inspect.Parameter.empty
-    return with_metadata(hint, (*split.numeric, *split.lengths)), rest
 
 
 if TYPE_CHECKING:
