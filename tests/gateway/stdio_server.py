@@ -34,6 +34,12 @@ def pid() -> str:
     return str(os.getpid())
 
 
+@server.tool(name="secret")
+def secret() -> str:
+    """The config's ``env`` reached the process."""
+    return os.environ.get("GATEWAY_TEST_SECRET", "")
+
+
 @server.tool(name="slow")
 async def slow(seconds: float) -> str:
     await asyncio.sleep(seconds)

@@ -84,9 +84,10 @@ class Gateway:
         return lane
 
     async def start(self) -> None:
-        """Start every server's handshake-era upstream (the 2026-07-28 ones start at their first request)."""
+        """Start every server's upstreams, one per era, and wait (a while) for them to be up."""
         for name in self.config.mcp_servers:
             self.lane(name, "legacy")
+            self.lane(name, "modern")
         lanes = list(self.lanes.values())
         await asyncio.gather(*(lane.wait_ready(10.0) for lane in lanes), return_exceptions=True)
 
