@@ -29,7 +29,15 @@ import httpx2
 import mcp
 from mcp.types import TextContent
 
-from tests.gateway.running import REMOTE_TOKEN, ROOT, STDIO_SECRET, gateway, remote_server, three_servers
+from tests.gateway.running import (
+    REMOTE_TOKEN,
+    ROOT,
+    STDIO_SECRET,
+    Running,
+    gateway,
+    remote_server,
+    three_servers,
+)
 
 T = TypeVar("T")
 HANG_GUARD = 90.0
@@ -55,7 +63,7 @@ def remote_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def two_workers(remote_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def two_workers(remote_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     """The gateway, with two uvicorn workers, in front of two stdio servers and the remote one."""
     with gateway(three_servers(remote_url), tmp_path_factory.mktemp("gateway"), workers=2) as base:
         yield base
@@ -69,11 +77,12 @@ def _texts(result: Any) -> list[str]:
 def test_sdk_clients_of_both_eras_get_widened_listings_and_repaired_calls(two_workers: str, mode: str) -> None:
     async def session() -> dict[str, Any]:
         seen: dict[str, Any] = {}
-        for server, call, arguments in [
+        calls: list[tuple[str, str, dict[str, Any]]] = [
             ("alpha", "add", {"a": "100", "b": 2}),
             ("beta", "flag", {"on": "false"}),
             ("remote", "get-sum", {"a": "1.5", "b": 2}),
-        ]:
+        ]
+        for server, call, arguments in calls:
             async with mcp.Client(f"{two_workers}/servers/{server}/mcp", mode=mode) as client:
                 listing = await client.list_tools()
                 schemas = {tool.name: tool.input_schema for tool in listing.tools}
@@ -119,6 +128,7 @@ async def _client(client: httpx2.AsyncClient, number: int, until: float, tally: 
             return
         first, second = number * 100_000 + sequence, sequence % 7
         repaired = sequence % 2 == 0  # half the calls need repair: the numbers as strings
+        arguments: dict[str, Any]
         if server == "remote":
             name, arguments = "get-sum", {"a": float(first), "b": float(second)}
             expected = f"The sum of {float(first)} and {float(second)} is {float(first + second)}."
@@ -147,7 +157,7 @@ async def _client(client: httpx2.AsyncClient, number: int, until: float, tally: 
             tally["ok"] += 1
 
 
-def test_64_concurrent_clients_of_both_eras_lose_and_misroute_nothing(two_workers: str) -> None:
+def test_64_concurrent_clients_of_both_eras_lose_and_misroute_nothing(two_workers: Running) -> None:
     tally = dict.fromkeys(("sent", "ok", "lost", "misrouted", "wrong"), 0)
 
     async def load() -> None:
@@ -215,7 +225,10 @@ def test_a_client_that_leaves_mid_call_leaves_the_gateway_serving(one_worker: st
             with pytest.raises(httpx2.ReadTimeout):
                 await client.post("/servers/beta/mcp", json=_call("slow", {"seconds": 5}))
         async with httpx2.AsyncClient(base_url=one_worker, timeout=30) as client:
-            return (await client.post("/servers/beta/mcp", json=_call("add", {"a": "2", "b": "3"}))).json()
+            answer: dict[str, Any] = (
+                await client.post("/servers/beta/mcp", json=_call("add", {"a": "2", "b": "3"}))
+            ).json()
+            return answer
 
     assert run(scenario())["result"]["content"][0]["text"] == "beta: 5"
 
@@ -267,7 +280,10 @@ def test_the_remote_token_never_reaches_a_client(remote_url: str, tmp_path: Path
             gateway_ = application.app.state.gateway
             await gateway_.start()
             try:
-                return (await client.post("/servers/remote/mcp", json=_call("echo", {"message": "x"}))).json()
+                answer: dict[str, Any] = (
+                    await client.post("/servers/remote/mcp", json=_call("echo", {"message": "x"}))
+                ).json()
+                return answer
             finally:
                 await gateway_.close()
 
