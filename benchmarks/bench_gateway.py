@@ -74,7 +74,7 @@ async def _legacy_headers(client: httpx2.AsyncClient, url: str, auth: dict[str, 
 
 
 async def _worker(
-    url: str, auth: dict[str, str], era: str, until: float, latencies: list[float], errors: list[int]
+    url: str, auth: dict[str, str], era: str, clock: _Clock, latencies: list[float], errors: list[int]
 ) -> None:
     async with httpx2.AsyncClient(timeout=60, verify=False) as client:
         params: dict[str, Any] = {"name": "echo", "arguments": {"message": "hello"}}
