@@ -24,7 +24,8 @@ import gc
 import logging
 import os
 import socket
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,10 @@ class Gateway:
     async def _endpoint(self, request: Request, name: str | None) -> Response:
         if request.method != "POST":  # no server-to-client stream in a stateless gateway
             return Response(status_code=405, headers={"allow": "POST"})
-        body = await _body(request.receive, self.settings.max_body_bytes)
+        try:
+            body = await _body(request.receive, self.settings.max_body_bytes)
+        except _Disconnected:
+            return Response(status_code=499)
         if body is None:
             return PlainTextResponse(f"the body is over {self.settings.max_body_bytes} bytes\n", status_code=413)
         message, verbatim, _ = parsed_message(body)
@@ -234,21 +238,31 @@ class _Disconnected(Exception):
     """The client closed its connection before its answer."""
 
 
-async def _until_disconnected(answer: Any, request: Request) -> bytes:
+async def _until_disconnected(answer: Awaitable[bytes], request: Request) -> bytes:
     """``answer`` awaited, cancelled (and so cancelled upstream) when the client goes away first."""
-    answering = asyncio.ensure_future(answer)
+    current = asyncio.current_task()
+    assert current is not None
+    left = False
+
+    def cancel(watched: asyncio.Task[None]) -> None:
+        nonlocal left
+        if not watched.cancelled() and watched.exception() is None:
+            left = True
+            current.cancel()
+
     watching = asyncio.ensure_future(_disconnect(request.receive))
+    watching.add_done_callback(cancel)
     try:
-        await asyncio.wait((answering, watching), return_when=asyncio.FIRST_COMPLETED)
+        return await answer
+    except asyncio.CancelledError:
+        if left:
+            if sys.version_info >= (3, 11):
+                current.uncancel()  # the cancellation was ours, to stop waiting: the task goes on
+            raise _Disconnected from None
+        raise
     finally:
+        watching.remove_done_callback(cancel)
         watching.cancel()
-    if answering.done():
-        result: bytes = answering.result()
-        return result
-    answering.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await answering
-    raise _Disconnected
 
 
 async def _disconnect(receive: Receive) -> None:

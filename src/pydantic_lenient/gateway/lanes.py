@@ -292,10 +292,16 @@ class Lane:
         return self.handshake.get("protocolVersion", HANDSHAKE_VERSIONS[0])
 
 
+_ID_MEMBER = re.compile(rb'"id"[ \t\r\n]*:[ \t\r\n]*"([^"\\]*)"')
+
+
 def _with_id(line: bytes, lane_id: str, client_id: Any) -> bytes:
     """``line`` (the answer to ``lane_id``) under ``client_id``, every other byte kept: the
     answer's top-level ``"id"`` member is the first ``"id":"<lane id>"`` in it, as the lane id
     is random and a string inside a JSON string would be escaped."""
-    pattern = re.compile(rb'"id"[ \t\r\n]*:[ \t\r\n]*"' + re.escape(lane_id.encode()) + rb'"')
-    replacement = b'"id":' + (dumped({"id": client_id})[6:-2] if client_id is not None else b"null")
-    return pattern.sub(lambda _: replacement, line, count=1)
+    wanted = lane_id.encode()
+    for found in _ID_MEMBER.finditer(line):
+        if found.group(1) == wanted:
+            replacement = dumped({"id": client_id})[6:-2] if client_id is not None else b"null"
+            return b"".join((line[: found.start()], b'"id":', replacement, line[found.end() :]))
+    return line
