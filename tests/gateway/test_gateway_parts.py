@@ -223,3 +223,43 @@ def test_a_2026_request_gets_its_routing_headers() -> None:
         "mcp-name": "add",
     }
     assert routing_headers(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}') == {}
+
+
+def test_past_the_per_client_rate_requests_get_429() -> None:
+    async def statuses() -> list[int]:
+        async with _guarded(_Held(), per_client=2.0) as client:
+            return [(await client.post("/mcp")).status_code for _ in range(3)] + [
+                (await client.get("/healthz")).status_code
+            ]
+
+    assert asyncio.run(statuses()) == [200, 200, 429, 200]
+
+
+def test_past_the_per_tool_rate_calls_get_429(tmp_path: Any) -> None:
+    from pydantic_lenient.gateway import app
+
+    config = config_from_document(
+        {
+            "mcpServers": {"gone": {"command": "true"}},
+            "gateway": {"callTimeout": 0.5, "rateLimits": {"perTool": 1}},
+        }
+    )
+
+    async def answers() -> list[tuple[int, str]]:
+        application = app(config, freeze_gc=False)
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
+        other = {**call, "params": {"name": "u", "arguments": {}}}
+        transport = httpx2.ASGITransport(application)
+        try:
+            async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+                responses = [await client.post("/servers/gone/mcp", json=body) for body in (call, call, other)]
+        finally:
+            await application.app.state.gateway.close()
+        return [(response.status_code, response.json()["error"]["message"]) for response in responses]
+
+    first, second, third = asyncio.run(answers())
+    assert first[0] == 200
+    assert "`gone` is not available" in first[1]  # it exits at once: a clear error, not a hang
+    assert second[0] == 429
+    assert "rate limit" in second[1]
+    assert third[0] == 200  # another tool has its own bucket

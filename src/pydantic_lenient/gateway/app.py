@@ -42,7 +42,7 @@ from pydantic_lenient.proxy.messages import dumped, is_id, parsed, parsed_messag
 from .config import GatewayConfig, is_loopback
 from .eras import MODERN_VERSION, Era, era_of
 from .lanes import Lane, LaneUnavailable, error_response
-from .security import Guard
+from .security import Guard, RateLimit
 
 __all__ = ("Gateway", "app", "app_from_environment")
 
@@ -76,6 +76,8 @@ class Gateway:
                     style=server.style, normalizer=normalizer, log_dir=log_dir, telemetry=telemetry
                 )
         self.lanes: dict[tuple[str, Era], Lane] = {}
+        per_tool = self.settings.rate_limits.per_tool
+        self.per_tool = RateLimit(per_tool) if per_tool is not None else None
 
     def lane(self, name: str, era: Era) -> Lane:
         lane = self.lanes.get((name, era))
@@ -139,6 +141,8 @@ class Gateway:
         try:
             if method == "ping":
                 return _answer(dumped({"jsonrpc": "2.0", "id": request_id, "result": {}}))
+            if self.per_tool is not None and method == "tools/call" and not self._tool_allowed(name, message):
+                return _answer(error_response(request_id, "this tool's rate limit is reached: retry later"), 429)
             if name is None:
                 return _answer(await self._aggregate(message, era, request))
             lane = self.lane(name, era)
@@ -154,6 +158,13 @@ class Gateway:
             return _answer(error_response(request_id, str(unavailable)))
         except _Disconnected:
             return Response(status_code=499)
+
+    def _tool_allowed(self, name: str | None, message: dict[str, Any]) -> bool:
+        assert self.per_tool is not None
+        params = message.get("params")
+        tool = params.get("name") if isinstance(params, dict) else None
+        key = f"{name}{_PREFIX_SEPARATOR}{tool}" if name is not None else str(tool)
+        return self.per_tool.allow(key[:300])
 
     # ---- the aggregated endpoint
 
@@ -339,6 +350,7 @@ def app(config: GatewayConfig, *, freeze_gc: bool = True) -> Any:
         allowed_origins=settings.allowed_origins,
         max_body_bytes=settings.max_body_bytes,
         max_concurrency=settings.max_concurrency,
+        per_client=settings.rate_limits.per_client,
     )
 
 

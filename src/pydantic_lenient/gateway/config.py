@@ -31,7 +31,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-__all__ = ("ConfigError", "GatewayConfig", "GatewaySettings", "ServerConfig", "is_loopback", "load_config")
+__all__ = (
+    "ConfigError",
+    "GatewayConfig",
+    "GatewaySettings",
+    "RateLimits",
+    "ServerConfig",
+    "is_loopback",
+    "load_config",
+)
 
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # a path segment and a tool-name prefix, as is
 _REMOTE_TYPES = ("http", "streamable-http", "streamableHttp")
@@ -78,6 +86,13 @@ class ServerConfig(_Model):
         return self.url is not None
 
 
+class RateLimits(_Model):
+    """Requests a second each worker lets through: from one client address, and to one tool."""
+
+    per_client: float | None = Field(None, gt=0)
+    per_tool: float | None = Field(None, gt=0)
+
+
 class GatewaySettings(_Model):
     """The gateway's own options: where it listens, who may call it, and its caps."""
 
@@ -91,6 +106,7 @@ class GatewaySettings(_Model):
     max_concurrency: int = Field(512, ge=1)
     call_timeout: float = Field(300.0, gt=0)
     aggregate: bool = True
+    rate_limits: RateLimits = RateLimits()
 
     @model_validator(mode="after")
     def _one_token_source(self) -> GatewaySettings:

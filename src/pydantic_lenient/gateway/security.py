@@ -10,18 +10,21 @@ token, the body size and the number of requests in flight, checked before any ro
   401 with ``WWW-Authenticate: Bearer`` otherwise. ``/healthz`` needs none.
 * **Caps**: a declared ``Content-Length`` over the cap is 413 before the body is read (the route
   counts the bytes of a chunked body too); past ``maxConcurrency`` requests in flight, 503 with
-  ``Retry-After``.
+  ``Retry-After``; past ``rateLimits.perClient`` requests a second from one address, 429.
+
+Limits and caps are per worker process: a replica keeps no state another needs.
 """
 
 from __future__ import annotations
 
 import hmac
+import time
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ("Guard", "host_name")
+__all__ = ("Guard", "RateLimit", "host_name")
 
 _LOOPBACK_NAMES = frozenset(("127.0.0.1", "localhost", "[::1]", "::1"))
 
@@ -38,6 +41,31 @@ def host_name(value: str) -> str:
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
+class RateLimit:
+    """A token bucket per key: ``rate`` requests a second, in bursts of up to ``rate`` (at least 1).
+    At most ``max_keys`` keys are remembered (the least recently refilled go first), so a flood of
+    addresses cannot grow memory.
+
+    >>> limit = RateLimit(2.0)
+    >>> [limit.allow("a", now=0.0) for _ in range(3)], limit.allow("b", now=0.0), limit.allow("a", now=0.5)
+    ([True, True, False], True, True)
+    """
+
+    def __init__(self, rate: float, max_keys: int = 10_000) -> None:
+        self.rate, self.burst, self.max_keys = rate, max(rate, 1.0), max_keys
+        self.buckets: dict[str, tuple[float, float]] = {}
+
+    def allow(self, key: str, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        tokens, last = self.buckets.pop(key, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - last) * self.rate)
+        allowed = tokens >= 1.0
+        self.buckets[key] = (tokens - 1.0 if allowed else tokens, now)
+        if len(self.buckets) > self.max_keys:
+            del self.buckets[next(iter(self.buckets))]
+        return allowed
+
+
 class Guard:
     """The checks above, in front of ``app``."""
 
@@ -51,8 +79,10 @@ class Guard:
         allowed_origins: Iterable[str],
         max_body_bytes: int,
         max_concurrency: int,
+        per_client: float | None = None,
     ) -> None:
         self.app = app
+        self.per_client = RateLimit(per_client) if per_client is not None else None
         self.expected = f"Bearer {token}".encode() if token is not None else None
         self.allowed_hosts = frozenset(host.lower() for host in allowed_hosts)
         self.loopback_bind = loopback_bind
@@ -73,6 +103,11 @@ class Guard:
             status, text, extra = refusal
             await _plain(send, status, text, extra)
             return
+        if self.per_client is not None and scope["path"] != "/healthz":
+            client = scope.get("client")
+            if not self.per_client.allow(str(client[0]) if client else ""):
+                await _plain(send, 429, "too many requests from this address", [(b"retry-after", b"1")])
+                return
         if self.in_flight >= self.max_concurrency:
             await _plain(send, 503, "the gateway is at its concurrency limit", [(b"retry-after", b"1")])
             return
