@@ -15,7 +15,8 @@ machine hits both alike.
 ``--load N`` then runs the issue's load check for N seconds: 64 clients of both eras, half their
 calls needing repair, against two stdio servers and the remote one behind the gateway, and prints
 lost, duplicated/misrouted and wrong answers (each must be 0). ``--workers`` sets uvicorn's
-workers for both parts.
+workers for both parts. ``--idle N``: the gateway's memory per idle client (N initialized
+2025-11-25 sessions, each with its connection left open), one worker.
 """
 
 from __future__ import annotations
@@ -167,6 +168,40 @@ def _throughput_and_latency(seconds: float, workers: int) -> list[bool]:
     return met
 
 
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _idle_sessions(count: int) -> None:
+    """Memory per idle client: ``count`` clients each initialize a 2025-11-25 session and an
+    idle keep-alive connection, and the gateway's resident memory is read before and after."""
+    with remote_server() as remote_url, tempfile.TemporaryDirectory() as directory:
+        config = {
+            "mcpServers": {"remote": {"url": remote_url, "headers": {"Authorization": f"Bearer {REMOTE_TOKEN}"}}},
+            "gateway": {"port": 0},
+        }
+        with gateway(config, Path(directory), workers=1) as base:
+
+            async def idle() -> tuple[int, int]:
+                url = f"{base}/servers/remote/mcp"
+                clients = [httpx2.AsyncClient(timeout=60, verify=False) for _ in range(count)]
+                await _legacy_headers(clients[0], url, {})  # warm
+                before = _rss_kib(base.pid)
+                await asyncio.gather(*(_legacy_headers(client, url, {}) for client in clients))
+                after = _rss_kib(base.pid)
+                await asyncio.gather(*(client.aclose() for client in clients))
+                return before, after
+
+            before, after = asyncio.run(idle())
+    print(
+        f"\nidle clients: {count} initialized sessions with open connections: gateway RSS {before} KiB -> {after} KiB,"
+        f" {(after - before) * 1024 / count:.0f} bytes per client (no session state: the connection's own cost)"
+    )
+
+
 def _load(seconds: float, workers: int) -> bool:
     tally = dict.fromkeys(("sent", "ok", "lost", "misrouted", "wrong"), 0)
     with (
@@ -196,9 +231,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per throughput case")
     parser.add_argument("--workers", type=int, default=1, help="uvicorn workers")
     parser.add_argument("--load", type=float, default=0.0, metavar="SECONDS", help="then the load check this long")
+    parser.add_argument(
+        "--idle", type=int, default=256, metavar="N", help="idle clients for the memory figure (0: none)"
+    )
     arguments = parser.parse_args()
     met = _throughput_and_latency(arguments.seconds, arguments.workers)
     print(f"\n{sum(met)} of {len(met)} goals met")
+    if arguments.idle > 0:
+        _idle_sessions(arguments.idle)
     if arguments.load > 0 and not _load(arguments.load, arguments.workers):
         sys.exit(1)
 

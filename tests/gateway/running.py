@@ -100,9 +100,11 @@ def three_servers(remote_url: str) -> dict[str, Any]:
 
 
 class Running(str):
-    """A running gateway's base URL, with what it has written on stderr so far (``log``)."""
+    """A running gateway's base URL, with what it has written on stderr so far (``log``) and its
+    process id (``pid``: the uvicorn worker's with one worker, else the supervisor's)."""
 
     log: list[str]
+    pid: int
 
 
 @contextmanager
@@ -123,6 +125,7 @@ def gateway(config: dict[str, Any], directory: Path, workers: int = 1) -> Iterat
         port = _port_of(process, r"gateway on http://127\.0\.0\.1:([0-9]+)")
         base = Running(f"http://127.0.0.1:{port}")
         base.log = []
+        base.pid = process.pid
         drain = _drain(process, base.log)
         _wait_healthy(base, len(config["mcpServers"]))
         yield base
