@@ -27,7 +27,7 @@ import socket
 import sys
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -43,6 +43,9 @@ from .config import GatewayConfig, is_loopback
 from .eras import MODERN_VERSION, Era, era_of
 from .lanes import Lane, LaneUnavailable, error_response
 from .security import Guard, RateLimit
+
+if TYPE_CHECKING:
+    from pydantic_lenient.schema.styles import Style
 
 __all__ = ("Gateway", "app", "app_from_environment")
 
@@ -73,7 +76,7 @@ class Gateway:
                 # One directory per replica and era: no file is ever written by two processes.
                 log_dir = Path(server.log_dir) / f"{replica}-{era}" if server.log_dir is not None else None
                 self.options[(name, era)] = ProxyOptions(
-                    style=server.style, normalizer=normalizer, log_dir=log_dir, telemetry=telemetry
+                    style=cast("Style", server.style), normalizer=normalizer, log_dir=log_dir, telemetry=telemetry
                 )
         self.lanes: dict[tuple[str, Era], Lane] = {}
         per_tool = self.settings.rate_limits.per_tool

@@ -64,8 +64,17 @@ class ServerConfig(_Model):
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     rules: str | None = None
-    style: Literal["type-array", "any-of", "strict"] = "type-array"
+    style: str = "type-array"
     log_dir: str | None = None
+
+    @field_validator("style")
+    @classmethod
+    def _known_style(cls, style: str) -> str:
+        from pydantic_lenient.schema.styles import STYLES  # the one list, whatever styles it grows
+
+        if style not in STYLES:
+            raise ValueError(f"style must be one of {', '.join(STYLES)}")
+        return style
 
     @model_validator(mode="after")
     def _one_transport(self) -> ServerConfig:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import itertools
 import logging
 import re
@@ -262,7 +263,8 @@ class Lane:
         upstream: Upstream
         if server.url is not None:
             headers = tuple(server.headers.items())
-            if self.era == "modern":
+            if self.era == "modern" and importlib.util.find_spec("pydantic_lenient.proxy.mcp_headers") is None:
+                # An HttpUpstream that does not send a 2026-07-28 request's headers itself yet.
                 from .modern_remote import ModernHttpUpstream
 
                 upstream = ModernHttpUpstream(server.url, headers)
