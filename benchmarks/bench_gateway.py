@@ -9,8 +9,9 @@ gateway in front of it (``/servers/remote/mcp``), which relays each call through
 and 2026-07-28 requests that stand alone) and each concurrency (1, 16, 64 clients, each its own
 connection, calls one after another for ``--seconds``), it prints calls per second and p50/p99
 latency, direct and through the gateway, and the ratios. The goal (issue 37): at least 0.8x direct
-throughput, p99 within 2x direct. Cases alternate direct and gateway, so a slow moment on a shared
-machine hits both alike.
+throughput, p99 within 2x direct. FastMCP's proxy (`_fastmcp_proxy.py`, served over HTTP by
+uvicorn in front of the same upstream) is measured alike, when fastmcp is installed. Cases
+alternate, so a slow moment on a shared machine hits each alike.
 
 ``--load N`` then runs the issue's load check for N seconds: 64 clients of both eras, half their
 calls needing repair, against two stdio servers and the remote one behind the gateway, and prints
@@ -24,9 +25,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +39,20 @@ import httpx2
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.gateway.running import REMOTE_TOKEN, gateway, remote_server, three_servers  # noqa: E402
+from tests.gateway.running import (  # noqa: E402
+    REMOTE_TOKEN,
+    _drain,
+    _environment,
+    _port_of,
+    _stop,
+    gateway,
+    remote_server,
+    three_servers,
+)
 from tests.gateway.test_gateway import CLIENTS, MODERN_META, _client  # noqa: E402
 
 CONCURRENCIES = (1, 16, 64)
+FASTMCP_PROXY = Path(__file__).resolve().parent / "_fastmcp_proxy.py"
 TARGETS = {"throughput": 0.8, "p99": 2.0}
 _ACCEPT = "application/json, text/event-stream"
 
@@ -136,9 +150,37 @@ async def _measure(url: str, auth: dict[str, str], era: str, clients: int, secon
     }
 
 
+@contextmanager
+def _fastmcp_proxy(remote_url: str) -> Iterator[str | None]:
+    """FastMCP's proxy over HTTP in front of the same upstream (its URL), or None without fastmcp."""
+    try:
+        import fastmcp  # noqa: F401
+    except ImportError:
+        yield None
+        return
+    process = subprocess.Popen(
+        [sys.executable, str(FASTMCP_PROXY), remote_url, REMOTE_TOKEN],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=_environment(),
+    )
+    drain = None
+    try:
+        port = _port_of(process, r"^port ([0-9]+)")
+        drain = _drain(process, [])
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        _stop(process, drain)
+
+
 def _throughput_and_latency(seconds: float, workers: int) -> list[bool]:
     met = []
-    with remote_server() as remote_url, tempfile.TemporaryDirectory() as directory:
+    with (
+        remote_server() as remote_url,
+        tempfile.TemporaryDirectory() as directory,
+        _fastmcp_proxy(remote_url) as fastmcp_url,
+    ):
         config = {
             "mcpServers": {"remote": {"url": remote_url, "headers": {"Authorization": f"Bearer {REMOTE_TOKEN}"}}},
             "gateway": {"port": 0},
@@ -146,6 +188,8 @@ def _throughput_and_latency(seconds: float, workers: int) -> list[bool]:
         with gateway(config, Path(directory), workers=workers) as base:
             auth = {"authorization": f"Bearer {REMOTE_TOKEN}"}
             cases = {"direct": (remote_url, auth), "gateway": (f"{base}/servers/remote/mcp", {})}
+            if fastmcp_url is not None:
+                cases["fastmcp"] = (fastmcp_url, {})
             print(f"\nthe gateway ({workers} worker(s)) against direct: echo calls for {seconds:g} s per case")
             print(f"{'era':10} {'clients':>7} {'case':8} {'calls/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6}")
             for era in ("legacy", "modern"):
@@ -165,6 +209,9 @@ def _throughput_and_latency(seconds: float, workers: int) -> list[bool]:
                         f"{'':10} {'':>7} ratio    throughput {throughput:.2f}x (goal >= {TARGETS['throughput']}),"
                         f" p99 {p99:.2f}x (goal <= {TARGETS['p99']})"
                     )
+                    if "fastmcp" in measured:
+                        peer = measured["fastmcp"]["throughput"] / measured["direct"]["throughput"]
+                        print(f"{'':10} {'':>7} ratio    FastMCP's proxy: throughput {peer:.2f}x direct")
     return met
 
 
