@@ -40,6 +40,12 @@ def secret() -> str:
     return os.environ.get("GATEWAY_TEST_SECRET", "")
 
 
+@server.tool(name="big")
+def big(size: StrictInt) -> str:
+    """An answer of ``size`` characters, for a client that reads it slowly."""
+    return "x" * size
+
+
 @server.tool(name="slow")
 async def slow(seconds: float) -> str:
     await asyncio.sleep(seconds)

@@ -233,6 +233,34 @@ def test_a_client_that_leaves_mid_call_leaves_the_gateway_serving(one_worker: st
     assert run(scenario())["result"]["content"][0]["text"] == "beta: 5"
 
 
+def test_a_slow_reader_holds_up_no_one_else(one_worker: str) -> None:
+    async def scenario() -> tuple[int, int, dict[str, Any]]:
+        port = int(one_worker.rsplit(":", 1)[1])
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        body = json.dumps(_call("big", {"size": 8_000_000})).encode()
+        head = f"POST /servers/alpha/mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\n"
+        writer.write(head.encode() + f"content-length: {len(body)}\r\n\r\n".encode() + body)
+        await writer.drain()
+        await asyncio.sleep(2.0)  # the answer is ready, and this client reads none of it yet
+        async with httpx2.AsyncClient(base_url=one_worker, timeout=30) as client:
+            started = time.monotonic()
+            answer = (await client.post("/servers/alpha/mcp", json=_call("add", {"a": "20", "b": "22"}))).json()
+            waited = time.monotonic() - started
+        received = 0
+        while received < 8_000_000:  # then it reads it all, a little at a time
+            chunk = await reader.read(65536)
+            if not chunk:
+                break
+            received += len(chunk)
+        writer.close()
+        return received, int(waited), answer
+
+    received, waited, answer = run(scenario())
+    assert answer["result"]["content"][0]["text"] == "alpha: 42"
+    assert waited < 10
+    assert received > 8_000_000  # the slow reader got its whole answer too
+
+
 def test_the_front_door_refuses_foreign_origins_oversized_bodies_and_batches(one_worker: str) -> None:
     url = f"{one_worker}/servers/alpha/mcp"
     foreign = httpx2.post(url, json=_call("add", {"a": 1, "b": 1}), headers={"origin": "https://evil.example"})
