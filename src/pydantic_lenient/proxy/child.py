@@ -76,9 +76,7 @@ class ChildUpstream:
 
     network_transport = "pipe"
 
-    def __init__(
-        self, command: Sequence[str], env: Mapping[str, str] | None = None, cwd: str | None = None
-    ) -> None:
+    def __init__(self, command: Sequence[str], env: Mapping[str, str] | None = None, cwd: str | None = None) -> None:
         self.command = list(command)
         self.env = {**os.environ, **env} if env else None  # added to this process's, as hosts do
         self.cwd = cwd
