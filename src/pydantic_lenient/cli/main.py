@@ -9,6 +9,7 @@
     pydantic-lenient proxy [OPTIONS] --url URL [--header NAME:VALUE ...]
     pydantic-lenient suggest LOG_DIR [--rules-out FILE] [--min-count N]
     pydantic-lenient dashboard LOG_DIR [--host HOST] [--port PORT] [--html FILE] [--min-count N]
+    pydantic-lenient serve CONFIG.json [--host HOST] [--port PORT] [--workers N]
 
 Also runs as ``python -m pydantic_lenient``. Exit codes: 0 ok, 1 a check or repair failed, 2 bad
 usage or input. Every failure is one line on stderr naming its cause, never a traceback.
@@ -35,6 +36,7 @@ from pydantic_lenient._version import __version__
 
 from ._io import PROGRAM, CommandError, one_line
 from .commands import _catalog, _dashboard, _fix, _normalize, _proxy, _repair, _stats, _suggest
+from .serve import _serve
 
 __all__ = ("main",)
 
@@ -207,6 +209,22 @@ def _parser() -> argparse.ArgumentParser:
         help="with --url, an HTTP header sent with every request (repeatable; values are never logged)",
     )
     proxy.add_argument("upstream", nargs="*", metavar="COMMAND", help="the upstream server's command, after --")
+    serve = _command(
+        commands,
+        "serve",
+        help="serve the MCP servers of a config file over Streamable HTTP, with lenient tool inputs",
+        description="The gateway: every server in CONFIG.json's mcpServers (command/args/env or url/headers) at "
+        "/servers/NAME/mcp, and all of them at /mcp, in both MCP eras, each tools/list widened and each tools/call "
+        "repaired as the proxy does. Binds loopback unless the config names a token.",
+        run=_serve,
+    )
+    serve.add_argument("config", metavar="CONFIG.json", help="the mcpServers document, with a gateway section")
+    serve.add_argument("--host", help="the address to bind (default: the config's, else 127.0.0.1)")
+    serve.add_argument("--port", type=_port, help="the port to bind (0: any free one; default: the config's)")
+    serve.add_argument("--workers", type=int, default=1, metavar="N", help="uvicorn worker processes (default 1)")
+    serve.add_argument(
+        "--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"), help="uvicorn's"
+    )
     suggest = _command(
         commands,
         "suggest",

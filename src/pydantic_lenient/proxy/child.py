@@ -18,7 +18,7 @@ import contextlib
 import os
 import shlex
 import signal
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from .streams import Feed, Lines
 from .upstream import Peer, StartError
@@ -76,8 +76,10 @@ class ChildUpstream:
 
     network_transport = "pipe"
 
-    def __init__(self, command: Sequence[str]) -> None:
+    def __init__(self, command: Sequence[str], env: Mapping[str, str] | None = None, cwd: str | None = None) -> None:
         self.command = list(command)
+        self.env = {**os.environ, **env} if env else None  # added to this process's, as hosts do
+        self.cwd = cwd
         self.name = shlex.join(self.command)
         self.peer: Peer | None = None
         self.process: asyncio.SubprocessTransport | None = None
@@ -105,6 +107,8 @@ class ChildUpstream:
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=None,
+                env=self.env,
+                cwd=self.cwd,
                 start_new_session=True,  # one process group, so a stop reaches its children too
             )
         except (OSError, ValueError) as error:

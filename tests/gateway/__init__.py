@@ -1,0 +1,1 @@
+"""Tests of `pydantic_lenient.gateway`."""

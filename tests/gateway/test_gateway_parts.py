@@ -1,0 +1,254 @@
+"""The gateway's parts, in process: the config's checks, the front door (`Guard`), the id a lane
+writes back, and the routing headers of a 2026-07-28 request."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+pytest.importorskip("starlette")
+
+import httpx2
+from starlette.types import Receive, Scope, Send
+
+from pydantic_lenient.gateway.config import ConfigError, config_from_document, is_loopback
+from pydantic_lenient.gateway.lanes import _with_id
+from pydantic_lenient.gateway.security import Guard
+from pydantic_lenient.proxy.messages import dumped, parsed
+
+TOKEN = "a-token-of-at-least-16-characters"
+
+# ---- config
+
+
+def test_the_hosts_mcp_servers_format_is_read_with_the_gateways_options() -> None:
+    config = config_from_document(
+        {
+            "mcpServers": {
+                "files": {"command": "npx", "args": ["-y", "server"], "env": {"KEY": "v"}, "rules": "r.json"},
+                "issues": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "x"}},
+            },
+            "gateway": {"port": 9000, "maxBodyBytes": 65536, "tokenEnv": "GATEWAY_TOKEN"},
+        }
+    )
+    assert config.mcp_servers["files"].args == ("-y", "server")
+    assert config.mcp_servers["issues"].remote
+    assert (config.gateway.host, config.gateway.port, config.gateway.max_body_bytes) == ("127.0.0.1", 9000, 65536)
+
+
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [
+        ({"mcpServers": {"a": {"command": "x", "url": "http://h/mcp"}}}, "not both"),
+        ({"mcpServers": {"a": {"url": "http://h/mcp", "env": {"K": "v"}}}}, "go with a command"),
+        ({"mcpServers": {"a": {"type": "stdio", "url": "http://h/mcp"}}}, "does not match"),
+        ({"mcpServers": {"a/b": {"command": "x"}}}, "server name"),
+        ({"mcpServers": {"a": {"command": "x", "comand": "y"}}}, "comand"),
+        ({"mcpServers": {}}, "mcpServers"),
+        ({"mcpServers": {"a": {"url": "ftp://h/x"}}}, "http"),
+        ({"mcpServers": {"a": {"command": "x", "style": "loose"}}}, "style must be one of type-array"),
+    ],
+)
+def test_a_config_that_cannot_be_used_is_one_line(document: Any, expected: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        config_from_document(document)
+    assert expected in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_no_config_error_quotes_a_value() -> None:
+    secret = "sk-very-secret-value"
+    for document in (
+        {"mcpServers": {"a": {"command": "x", "env": {"KEY": [secret]}}}},
+        {"mcpServers": {"a": {"url": "http://h/mcp", "headers": {"Authorization": {"v": secret}}}}},
+        {"mcpServers": {"a": {"command": "x", "headers": {"Authorization": secret}}}},
+    ):
+        with pytest.raises(ConfigError) as raised:
+            config_from_document(document)
+        assert secret not in str(raised.value)
+
+
+def test_a_token_must_be_long_enough(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = config_from_document({"mcpServers": {"a": {"command": "x"}}, "gateway": {"tokenEnv": "GW_TOKEN"}})
+    monkeypatch.setenv("GW_TOKEN", "short")
+    with pytest.raises(ConfigError, match="at least 16"):
+        config.token()
+    monkeypatch.setenv("GW_TOKEN", f"  {TOKEN}\n")
+    assert config.token() == TOKEN
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [("127.0.0.1", True), ("127.1.2.3", True), ("::1", True), ("localhost", True), ("0.0.0.0", False), ("::", False)],
+)
+def test_which_binds_are_loopback(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+
+
+# ---- the front door
+
+
+class _Held:
+    """An app that answers 200, each request held until ``release`` is set."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.release.set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+
+def _guarded(app: Any, **options: Any) -> httpx2.AsyncClient:
+    settings: dict[str, Any] = {
+        "token": None,
+        "loopback_bind": True,
+        "allowed_hosts": (),
+        "allowed_origins": (),
+        "max_body_bytes": 1024,
+        "max_concurrency": 8,
+        **options,
+    }
+    return httpx2.AsyncClient(transport=httpx2.ASGITransport(Guard(app, **settings)), base_url="http://127.0.0.1:8765")
+
+
+def test_the_token_is_required_and_compared_exactly() -> None:
+    async def statuses() -> list[int]:
+        async with _guarded(_Held(), token=TOKEN) as client:
+            return [
+                (await client.post("/mcp", headers=headers)).status_code
+                for headers in (
+                    {},
+                    {"authorization": f"Bearer {TOKEN[:-1]}"},
+                    {"authorization": f"Bearer {TOKEN}x"},
+                    {"authorization": f"bearer {TOKEN}"},
+                    {"authorization": f"Bearer {TOKEN}"},
+                )
+            ] + [(await client.get("/healthz")).status_code]
+
+    assert asyncio.run(statuses()) == [401, 401, 401, 401, 200, 200]
+
+
+def test_host_and_origin_are_checked_against_dns_rebinding() -> None:
+    async def statuses() -> list[int]:
+        async with _guarded(_Held()) as client:
+            return [
+                (await client.post("/mcp", headers=headers)).status_code
+                for headers in (
+                    {"host": "evil.example:8765"},
+                    {"host": "localhost:1"},
+                    {"origin": "https://evil.example"},
+                    {"origin": "http://localhost:3000"},
+                    {"origin": "null"},
+                )
+            ]
+
+    assert asyncio.run(statuses()) == [421, 200, 403, 200, 403]
+
+
+def test_a_wide_bind_checks_hosts_only_when_named() -> None:
+    async def statuses() -> list[int]:
+        async with _guarded(_Held(), loopback_bind=False, token=TOKEN) as client:
+            open_host = (await client.get("/healthz", headers={"host": "gw.example"})).status_code
+        async with _guarded(_Held(), loopback_bind=False, token=TOKEN, allowed_hosts=("gw.example",)) as client:
+            named = (await client.get("/healthz", headers={"host": "gw.example:443"})).status_code
+            other = (await client.get("/healthz", headers={"host": "other.example"})).status_code
+        return [open_host, named, other]
+
+    assert asyncio.run(statuses()) == [200, 200, 421]
+
+
+def test_a_declared_body_over_the_cap_is_refused_before_it_is_read() -> None:
+    async def statuses() -> list[int]:
+        async with _guarded(_Held()) as client:
+            return [
+                (await client.post("/mcp", content=b"x" * 1025)).status_code,
+                (await client.post("/mcp", content=b"x" * 1024)).status_code,
+            ]
+
+    assert asyncio.run(statuses()) == [413, 200]
+
+
+def test_past_the_concurrency_cap_requests_get_503() -> None:
+    async def statuses() -> list[int]:
+        held = _Held()
+        held.release.clear()
+        async with _guarded(held, max_concurrency=3) as client:
+            waiting = [asyncio.ensure_future(client.get("/healthz")) for _ in range(3)]
+            await asyncio.sleep(0.05)
+            refused = await client.get("/healthz")
+            held.release.set()
+            answered = await asyncio.gather(*waiting)
+            after = await client.get("/healthz")
+        return [refused.status_code, *(response.status_code for response in answered), after.status_code]
+
+    assert asyncio.run(statuses()) == [503, 200, 200, 200, 200]
+
+
+# ---- the ids a lane writes back
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(st.characters(exclude_categories=["Cs"])),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=20,
+)
+_CLIENT_IDS = st.integers() | st.text(st.characters(exclude_categories=["Cs"]))
+
+
+@given(client_id=_CLIENT_IDS, result=_JSON, echoed=st.booleans(), first=st.booleans())
+def test_every_answer_goes_back_under_the_clients_id_and_nothing_else_changes(
+    client_id: Any, result: Any, echoed: bool, first: bool
+) -> None:
+    lane_id = "gw-0123456789ab-42"
+    if echoed:  # a server that echoes the lane's id in its result, even as a JSON text: left alone
+        result = {"echo": lane_id, "text": json.dumps({"id": lane_id}), "value": result}
+    answer = {"jsonrpc": "2.0", "id": lane_id, "result": result} if first else {"result": result, "id": lane_id}
+    line = dumped(answer).rstrip(b"\n")
+    assert parsed(_with_id(line, lane_id, client_id)) == {**answer, "id": client_id}
+
+
+def test_past_the_per_client_rate_requests_get_429() -> None:
+    async def statuses() -> list[int]:
+        async with _guarded(_Held(), per_client=2.0) as client:
+            return [(await client.post("/mcp")).status_code for _ in range(3)] + [
+                (await client.get("/healthz")).status_code
+            ]
+
+    assert asyncio.run(statuses()) == [200, 200, 429, 200]
+
+
+def test_past_the_per_tool_rate_calls_get_429(tmp_path: Any) -> None:
+    from pydantic_lenient.gateway import app
+
+    config = config_from_document(
+        {
+            "mcpServers": {"gone": {"command": "true"}},
+            "gateway": {"callTimeout": 0.5, "rateLimits": {"perTool": 1}},
+        }
+    )
+
+    async def answers() -> list[tuple[int, str]]:
+        application = app(config, freeze_gc=False)
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
+        other = {**call, "params": {"name": "u", "arguments": {}}}
+        transport = httpx2.ASGITransport(application)
+        try:
+            async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+                responses = [await client.post("/servers/gone/mcp", json=body) for body in (call, call, other)]
+        finally:
+            await application.app.state.gateway.close()
+        return [(response.status_code, response.json()["error"]["message"]) for response in responses]
+
+    first, second, third = asyncio.run(answers())
+    assert first[0] == 200
+    assert "`gone` is not available" in first[1]  # it exits at once: a clear error, not a hang
+    assert second[0] == 429
+    assert "rate limit" in second[1]
+    assert third[0] == 200  # another tool has its own bucket
