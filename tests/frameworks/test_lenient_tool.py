@@ -47,6 +47,9 @@ class Config(TypedDict, total=False):
 class InjectedMarker:
     """A framework's marker, read from ``Annotated`` by the framework, ignored by pydantic."""
 
+    def __repr__(self) -> str:  # a test id without an address: the same in every xdist worker
+        return "InjectedMarker()"
+
 
 @dataclasses.dataclass(frozen=True)
 class Point:
