@@ -253,3 +253,19 @@ def test_the_adapters_list_every_tool_and_call_it_as_plain(serve: Any) -> None:
     assert plain[1][0] == "[1, 2]"
     assert plain[1][1] is None
     assert plain[1][6] == '{"red":255,"green":0}'
+
+
+@pytest.mark.parametrize("serve", [pytest.param(_official, id="official-sdk"), pytest.param(_fastmcp, id="fastmcp")])
+def test_a_tool_whose_lenient_form_does_not_build_stays_plain(serve: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever the mapping misses, the listing holds every tool: one whose lenient form does not
+    build is served as written (and a warning names it)."""
+    from pydantic_lenient.adapters import fastmcp as fastmcp_adapter
+    from pydantic_lenient.adapters import mcp as mcp_adapter
+
+    def refused(_: Any) -> Any:
+        raise TypeError("no lenient form")
+
+    monkeypatch.setattr(mcp_adapter, "lenient_model", refused)
+    monkeypatch.setattr(fastmcp_adapter, "lenient_tool", refused)
+    plain = asyncio.run(asyncio.wait_for(serve(False), timeout=60))
+    assert asyncio.run(asyncio.wait_for(serve(True), timeout=60)) == plain
