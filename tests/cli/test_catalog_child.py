@@ -4,6 +4,8 @@ to the process, the command succeeds only when the import completed and found to
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -66,3 +68,72 @@ def test_the_help_says_the_target_is_executed(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "runs the module's code" in " ".join(capsys.readouterr().out.split())
+
+
+# ---- a target that leaves helper processes behind (issue 36, item 11)
+
+HELPERS = {
+    "a daemon multiprocessing.Process": (
+        "import multiprocessing, os, sys, time\n"
+        "def _helper(path):\n"
+        "    open(path, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(600)\n"
+        "if __name__ != '__mp_main__':\n"
+        "    _process = multiprocessing.get_context('fork').Process(target=_helper, args=(PID_FILE,), daemon=True)\n"
+        "    _process.start()\n"
+        "    while not os.path.getsize(PID_FILE) if os.path.exists(PID_FILE) else True:\n"
+        "        time.sleep(0.01)\n"
+    ),
+    "a subprocess.Popen(['sleep', '600'])": (
+        "import subprocess\n_helper = subprocess.Popen(['sleep', '600'])\nopen(PID_FILE, 'w').write(str(_helper.pid))\n"
+    ),
+    "a fork that sleeps": (
+        "import os, time\n"
+        "_pid = os.fork()\n"
+        "if _pid == 0:\n"
+        "    time.sleep(600)\n"
+        "    os._exit(0)\n"
+        "open(PID_FILE, 'w').write(str(_pid))\n"
+    ),
+}
+
+
+def _gone(pid: int) -> bool:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        status = Path(f"/proc/{pid}/stat")
+        if status.exists() and status.read_text().split(")")[-1].split()[0] == "Z":
+            return True  # ended, waiting for its parent (this test's process, or init) to reap it
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks and process groups (POSIX)")
+@pytest.mark.parametrize("helper", list(HELPERS))
+def test_catalog_returns_when_the_import_is_done_and_ends_the_helpers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], helper: str
+) -> None:
+    pid_file = tmp_path / "helper.pid"
+    path = tmp_path / "helpers.py"
+    path.write_text(f"PID_FILE = {str(pid_file)!r}\n" + HELPERS[helper] + TOOL, encoding="utf-8")
+    started = time.monotonic()
+    assert main(["catalog", str(path)]) == 0
+    assert time.monotonic() - started < 60  # the helper sleeps for 600 s holding what it inherited
+    assert [tool["name"] for tool in json.loads(capsys.readouterr().out)["tools"]] == ["tool"]
+    assert _gone(int(pid_file.read_text()))
+
+
+def test_an_import_that_never_ends_is_ended_at_the_timeout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "slow.py"
+    path.write_text("import time\ntime.sleep(600)\n" + TOOL, encoding="utf-8")
+    started = time.monotonic()
+    assert main(["catalog", str(path), "--check", "--timeout", "2"]) == 2
+    assert time.monotonic() - started < 60
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "the import did not complete within 2 s (see --timeout)" in captured.err
+    assert captured.err.count("\n") == 1

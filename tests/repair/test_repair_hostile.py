@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pydantic_lenient.repair.budget import MAX_NESTING
+from pydantic_lenient.repair.budget import MAX_NESTING, MAX_REFERENCES, MAX_SCHEMA_VALUES, schema_refusal
 from pydantic_lenient.repair.engine import Repairer, RepairResult, repair_arguments
 from tests.guards import within_guard
 
@@ -382,3 +382,56 @@ def test_many_catastrophic_patterns_in_one_call() -> None:
     result = within_guard(lambda: repair_arguments(schema, arguments))
     assert result.valid is False
     assert len(result.reasons) == 10
+
+
+# ---- schemas too large for the validator (issue 36, item 7): measured before jsonschema-rs sees them
+
+
+def _reference_chain(length: int) -> dict[str, Any]:
+    chain: dict[str, Any] = {f"d{i}": {"$ref": f"#/$defs/d{i + 1}"} for i in range(length)}
+    chain[f"d{length}"] = {"type": "integer"}
+    return {"type": "object", "properties": {"n": {"$ref": "#/$defs/d0"}}, "$defs": chain}
+
+
+def test_a_long_reference_chain_is_refused_before_the_validator_sees_it() -> None:
+    # 100,000 references made jsonschema-rs overflow its stack describing the error (SIGSEGV).
+    repairer = Repairer(_reference_chain(100_000))
+    assert repairer.schema_error == f"the schema holds more than {MAX_REFERENCES:,} references ($ref)"
+    result = repairer.repair({"n": "5"})
+    assert (result.valid, result.arguments, result.repairs) == (False, {"n": "5"}, [])
+    # At the limit, the validator follows the chain, and describes the error without crashing.
+    at_limit = Repairer(_reference_chain(MAX_REFERENCES - 1))
+    assert at_limit.schema_error is None
+    assert at_limit.repair({"n": 5}).valid
+    assert at_limit.repair({"n": "x"}).reasons == ({"path": "/n", "message": '"x" is not of type "integer"'},)
+
+
+def test_a_schema_of_too_many_values_or_too_deep_is_refused() -> None:
+    wide = {"type": "object", "enum": [[0] * 1_000] * (MAX_SCHEMA_VALUES // 1_000)}
+    assert schema_refusal(wide) == f"the schema holds more than {MAX_SCHEMA_VALUES:,} values"
+    assert schema_refusal({"type": "object", "enum": [[0] * 1_000] * (MAX_SCHEMA_VALUES // 1_001 - 1)}) is None
+    deep: dict[str, Any] = {"type": "integer"}
+    for _ in range(MAX_NESTING):
+        deep = {"items": deep}
+    assert schema_refusal(deep) == f"the schema nests deeper than {MAX_NESTING} levels"
+    assert schema_refusal(deep["items"]) is None
+
+
+def test_the_command_line_refuses_a_reference_chain_in_one_line(tmp_path: Any) -> None:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    schema = tmp_path / "chain.json"
+    schema.write_text(json.dumps(_reference_chain(100_000)))
+    completed = subprocess.run(
+        [sys.executable, "-m", "pydantic_lenient", "repair", "--schema", str(schema), '{"n": "x"}'],
+        capture_output=True,
+        timeout=120,
+        env={"PYTHONPATH": str(root / "src"), "PATH": "/usr/bin:/bin"},
+    )
+    assert completed.returncode in (1, 2), completed.stderr  # not -11
+    assert "10,000 references" in completed.stderr.decode()
+    assert "Traceback" not in completed.stderr.decode()

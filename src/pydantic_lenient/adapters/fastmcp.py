@@ -26,8 +26,10 @@ Needs the ``fastmcp`` extra.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import time
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,6 +54,8 @@ from pydantic_lenient.types.tools import lenient_tool
 __all__ = ("LenientMiddleware",)
 
 _PATCHED = "__pydantic_lenient_patched__"
+_LEFT_PLAIN: weakref.WeakSet[Any] = weakref.WeakSet()  # functions whose lenient form did not build
+_LOG = logging.getLogger("pydantic_lenient.adapters")
 
 
 class LenientMiddleware(Middleware):
@@ -206,13 +210,19 @@ def _make_parameters_lenient(tool: Tool) -> None:
     """Give a function tool (once) the `lenient_tool` form of its function, and the schema FastMCP
     builds from that. The tool object is the one the server keeps, so later calls find it done."""
     function = getattr(tool, "fn", None)
-    if function is None or getattr(function, _PATCHED, False):
+    if function is None or getattr(function, _PATCHED, False) or function in _LEFT_PLAIN:
         return
-    lenient = lenient_tool(function)
+    try:
+        lenient = lenient_tool(function)
+        parameters = ParsedFunction.from_function(lenient).input_schema
+    except Exception as error:  # a way in never makes a tool worse than plain: this one stays plain
+        _LEFT_PLAIN.add(function)
+        _LOG.warning("%s: left as written, its lenient form does not build: %s", tool.name, error)
+        return
     setattr(lenient, _PATCHED, True)
     # Tools are pydantic models; these fields are set in place, past any assignment validation.
     object.__setattr__(tool, "fn", lenient)
-    object.__setattr__(tool, "parameters", ParsedFunction.from_function(lenient).input_schema)
+    object.__setattr__(tool, "parameters", parameters)
 
 
 def _restyled(tool: Tool, style: Style, target: Target) -> Any:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import os
 import time
 import types
@@ -65,6 +66,8 @@ from pydantic_lenient.types.json_values import AcceptJsonText, JsonText
 from pydantic_lenient.types.mapping import lenient_model
 
 __all__ = ("LenientServerMiddleware", "make_lenient")
+
+_LOG = logging.getLogger("pydantic_lenient.adapters")
 
 _ANNOTATED: Any = Annotated  # subscripted with run-time values below
 
@@ -196,11 +199,17 @@ class LenientServerMiddleware:
                 continue
             metadata = LenientFuncMetadata.from_sdk(tool.fn_metadata)
             if self.lenient_parameters:
-                metadata = LenientFuncMetadata.from_sdk(metadata, arg_model=lenient_model(metadata.arg_model))
-                # The lenient model takes JSON text exactly where its schema says; the SDK's
-                # pre-parse would also turn "null" into None where the schema refuses that text.
-                metadata.every_value_as_sent = True
-                tool.parameters = metadata.arg_model.model_json_schema(by_alias=True)  # as the SDK writes it
+                try:
+                    lenient = LenientFuncMetadata.from_sdk(metadata, arg_model=lenient_model(metadata.arg_model))
+                    parameters = lenient.arg_model.model_json_schema(by_alias=True)  # as the SDK writes it
+                except Exception as error:  # a way in never makes a tool worse than plain: this one stays plain
+                    _LOG.warning("%s: left as written, its lenient form does not build: %s", tool.name, error)
+                else:
+                    metadata = lenient
+                    # The lenient model takes JSON text exactly where its schema says; the SDK's
+                    # pre-parse would also turn "null" into None where the schema refuses that text.
+                    metadata.every_value_as_sent = True
+                    tool.parameters = parameters
             tool.parameters = input_schema(tool.parameters, style=self.style, target=self.target)
             tool.fn_metadata = metadata
             if self.normalizer is not None:

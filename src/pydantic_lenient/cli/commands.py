@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -34,7 +32,9 @@ __all__ = ("format_stats",)
 
 def _catalog(arguments: argparse.Namespace) -> int:
     hosts = _host_names(arguments.host, arguments.check, arguments.schema_target)
-    result = _catalog_in_child(arguments.target, arguments.style, arguments.schema_target, arguments.check, hosts)
+    result = _catalog_in_child(
+        arguments.target, arguments.style, arguments.schema_target, arguments.check, hosts, arguments.timeout
+    )
     if "error" in result:
         raise CommandError(result["error"])
     write(json_text(result["catalog"]), arguments.output)
@@ -77,31 +77,30 @@ def _host_names(option: str | None, check: bool, schema_target: str) -> list[str
 
 
 def _catalog_in_child(
-    target: str, style: str | None, schema_target: str, check: bool, hosts: list[str] | None = None
+    target: str, style: str | None, schema_target: str, check: bool, hosts: list[str], timeout: float | None
 ) -> dict[str, Any]:
     """What `_catalog_child` builds for ``target``, imported in a child process, so that nothing the
-    target's code does (``os._exit(0)`` included) can pass for a catalog. The child's own output
-    (the target's prints) goes to stderr."""
-    request = {"target": target, "style": style, "schema_target": schema_target, "check": check, "hosts": hosts or []}
+    target's code does (``os._exit(0)``, a daemon that keeps running) can pass for a catalog or keep
+    the command from returning. The child's own output (the target's prints) goes to stderr."""
+    from pydantic_lenient.schema.loading import IMPORT_TIMEOUT, run_isolated
+
+    request = {"target": target, "style": style, "schema_target": schema_target, "check": check, "hosts": hosts}
     with tempfile.TemporaryDirectory(prefix="pydantic-lenient-catalog-") as directory:
         request_path, result_path = Path(directory, "request.json"), Path(directory, "result.json")
         request_path.write_text(json.dumps(request), encoding="utf-8")
-        environment = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}
-        child = subprocess.run(
-            [sys.executable, "-m", "pydantic_lenient.cli._catalog_child", str(request_path), str(result_path)],
-            env=environment,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
+        child = run_isolated(
+            "pydantic_lenient.cli._catalog_child", [str(request_path), str(result_path)], timeout=timeout
         )
-        for output in (child.stdout, child.stderr):
-            if output:
-                sys.stderr.write(output.decode("utf-8", "backslashreplace"))
+        if child.output:
+            sys.stderr.write(child.output.decode("utf-8", "backslashreplace"))
         try:
             result: dict[str, Any] = json.loads(result_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             result = {}
     if not ("error" in result or "catalog" in result):
+        if child.returncode is None:
+            seconds = IMPORT_TIMEOUT if timeout is None else timeout
+            return {"error": f"{target}: the import did not complete within {seconds:g} s (see --timeout)"}
         ending = f"exit code {child.returncode}" if child.returncode >= 0 else f"signal {-child.returncode}"
         return {"error": f"{target}: the import did not complete: the target's code ended the process ({ending})"}
     return result

@@ -54,6 +54,12 @@ def _min_count(text: str) -> int:
     return int(text)
 
 
+def _seconds(text: str) -> float:
+    if not re.fullmatch("[0-9]{1,6}([.][0-9]{1,6})?", text) or float(text) <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, not {text!r}")
+    return float(text)
+
+
 def _port(text: str) -> int:
     if not re.fullmatch("[0-9]{1,5}", text) or int(text) > 65535:
         raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, not {text!r}")
@@ -117,6 +123,12 @@ def _parser() -> argparse.ArgumentParser:
         " refuses or corrupts, and the fix; exit 1 on any",
     )
     catalog.add_argument("--output", metavar="FILE", help="write the catalog to FILE instead of stdout")
+    catalog.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="end the import, and every process it started, after this (default 120)",
+    )
 
     normalize = _command(
         commands,

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 import annotated_types
 import libcst as cst
-from libcst.metadata import BuiltinScope, GlobalScope, Scope
 from pydantic import Field
 from pydantic.fields import FieldInfo
 
@@ -54,21 +53,20 @@ def parameter_field(function: Any, name: str) -> FieldInfo | None:
 
 
 class ConstraintMover:
-    """Moves a default's constraints into its annotation, written by ``writer``; ``scope_of`` gives
-    the scope a name of the parsed source is read in (LibCST's `ScopeProvider`), or None."""
+    """Moves a default's constraints into its annotation, written by ``writer``."""
 
-    def __init__(self, writer: AnnotationWriter, scope_of: Callable[[cst.CSTNode], Scope | None]) -> None:
+    def __init__(self, writer: AnnotationWriter) -> None:
         self.writer = writer
-        self.scope_of = scope_of
 
     def moved_into_annotation(
         self, node: cst.BaseExpression, written: Default, hint: Any, built: FieldInfo, own: list[Any]
     ) -> tuple[cst.BaseExpression, cst.BaseExpression, list[str]] | None:
         """The lenient annotation with the constraint arguments of the default ``Field(...)`` call
         inside it, the call without them, and their names; None unless the move means exactly what
-        the parameter meant: the call is pydantic's ``Field``, its constraint values read only the
-        module's top-level names (an annotation may be evaluated later, or elsewhere, than a
-        default), and pydantic builds the same checks from the result."""
+        the parameter meant: the call is pydantic's ``Field``, its constraint values are literals (an
+        annotation may be evaluated later than a default, under ``from __future__ import
+        annotations`` after the module has bound a name again), and pydantic builds the same checks
+        from the result."""
         default = written.node
         if not isinstance(default, cst.Call) or not self.writer.imports.refers_to(default.func, "pydantic", "Field"):
             return None
@@ -76,9 +74,7 @@ class ConstraintMover:
         if not arguments or any(argument.star for argument in default.args) or _transforms_values(hint):
             return None
         if not isinstance(written.original, cst.Call) or not all(
-            self._reads_module_names(argument.value)
-            for argument in written.original.args
-            if _is_constraint_argument(argument)
+            _is_literal(argument.value) for argument in written.original.args if _is_constraint_argument(argument)
         ):
             return None
         # pydantic puts the default's constraints before the annotation's own metadata.
@@ -114,20 +110,6 @@ class ConstraintMover:
         assert isinstance(expression, cst.BaseExpression)  # renaming names keeps an expression one
         names = [argument.keyword.value for argument in arguments if argument.keyword is not None]
         return expression, _without(default, arguments), names
-
-    def _reads_module_names(self, node: cst.BaseExpression) -> bool:
-        """Whether every name ``node`` (in the source as parsed) reads is bound at the module's top
-        level or is a builtin, seen from where it is."""
-        for name in _read_names(node):
-            scope = self.scope_of(name)
-            if scope is None:
-                return False
-            assignments = scope[name.value]
-            if not assignments or any(
-                not isinstance(found.scope, (GlobalScope, BuiltinScope)) for found in assignments
-            ):
-                return False
-        return True
 
     def _with_constraints(
         self, node: cst.BaseExpression, hint: Any, call: cst.Call, constraints: FieldInfo
@@ -190,15 +172,16 @@ def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
-def _read_names(node: cst.CSTNode) -> Iterator[cst.Name]:
-    """The names an expression reads (not attribute names, not keyword argument names)."""
+def _is_literal(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` is a value written out (a number, a string, a signed number, ``True``,
+    ``False`` or ``None``), which means the same wherever and whenever it is read."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        return isinstance(node.expression, (cst.Integer, cst.Float))
     if isinstance(node, cst.Name):
-        yield node
-    elif isinstance(node, (cst.Attribute, cst.Arg)):
-        yield from _read_names(node.value)
-    else:
-        for child in node.children:
-            yield from _read_names(child)
+        return node.value in ("True", "False", "None")
+    if isinstance(node, cst.ConcatenatedString):
+        return _is_literal(node.left) and _is_literal(node.right)
+    return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString))
 
 
 def _as_keywords(metadata: list[Any]) -> dict[str, Any] | None:

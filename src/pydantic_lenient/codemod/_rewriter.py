@@ -18,7 +18,7 @@ from typing import Any
 
 import libcst as cst
 from libcst.codemod import CodemodContext
-from libcst.metadata import PositionProvider, ScopeProvider
+from libcst.metadata import PositionProvider
 from pydantic.fields import FieldInfo
 
 from pydantic_lenient.types.annotations import function_hints
@@ -35,7 +35,7 @@ class Rewriter(cst.CSTTransformer):
     """Rewrites the annotations of ``functions`` and ``models`` (by qualified name) where their
     definitions are found; ``changes``, ``kept`` and ``matched`` say what it did."""
 
-    METADATA_DEPENDENCIES = (PositionProvider, ScopeProvider)
+    METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(
         self,
@@ -48,7 +48,7 @@ class Rewriter(cst.CSTTransformer):
         self.functions = functions
         self.models = models
         self.writer = AnnotationWriter(context, imports)
-        self.mover = ConstraintMover(self.writer, lambda node: self.get_metadata(ScopeProvider, node, None))
+        self.mover = ConstraintMover(self.writer)
         self.scope: list[str] = []
         self.changes: list[str] = []
         self.kept: list[str] = []

@@ -22,7 +22,11 @@ Only what it can identify in the source is rewritten: a function whose ``def`` i
 code object names (two ``def tool`` in the branches of an ``if`` are told apart), a model whose class
 is defined once under its name, and only when either was defined in this file. The file's bytes are
 kept: its line endings, its declared encoding and a UTF-8 BOM. A symlink is refused unless
-``follow_symlinks`` asks for it, and the file is replaced atomically.
+``follow_symlinks`` asks for it, and so is a read-only file. Before the file is replaced (atomically),
+the rewritten module is imported in a child process beside the original (`_check_child`): it is
+written only if its tools build and take every value the original's take, with the same result.
+A constraint moves out of a ``Field(...)`` default only when its value is a literal: a name may be
+bound again later in the module, and an annotation may be read later than the default.
 
 This module reads and writes the file and finds its tools; `_rewriter` walks the syntax tree to
 their definitions, `_writer` writes one annotation in its lenient form, `_constraints` moves a
@@ -35,9 +39,11 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import json
 import os
 import stat
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,7 +62,7 @@ from pydantic_lenient.schema.catalog import (
     is_tool_object,
     run_sync,
 )
-from pydantic_lenient.schema.loading import load_target
+from pydantic_lenient.schema.loading import load_target, run_isolated
 
 from ._imports import Imports
 from ._rewriter import Rewriter
@@ -107,13 +113,36 @@ def fix_file(path: str | Path, *, write: bool = True, follow_symlinks: bool = Fa
         location = location.resolve()
     if not location.is_file():
         raise FixError(f"{location} is not a regular file")
+    mode = stat.S_IMODE(location.stat().st_mode)
+    if write and (not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(location, os.W_OK)):
+        raise FixError(f"{location} is read-only: fix does not rewrite it (make it writable first)")
     source = location.read_bytes()
     tools = load_target(str(location))
     module = cst.parse_module(source)
     fixed_module, result = _fix_module(module, tools, filename=str(location))
     if write and result.fixed != result.original:
-        write_atomically(location, fixed_module.bytes, mode=stat.S_IMODE(location.stat().st_mode))  # keeps its mode
+        problems = _rewritten_problems(location, fixed_module.bytes)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise FixError(f"{location}: not written, the rewrite would change what it means: {problems[0]}{more}")
+        write_atomically(location, fixed_module.bytes, mode=mode)  # keeps its mode
     return result
+
+
+def _rewritten_problems(location: Path, fixed: bytes) -> list[str]:
+    """Why the rewritten module does not mean what ``location`` means (`_check_child`, run in a
+    child as ``catalog`` runs its import), or none."""
+    with tempfile.TemporaryDirectory(prefix="pydantic-lenient-fix-") as directory:
+        rewritten = Path(directory, f"{location.stem}_lenient_rewritten.py")
+        rewritten.write_bytes(fixed)
+        result_path = Path(directory, "result.json")
+        child = run_isolated("pydantic_lenient.codemod._check_child", [str(location), str(rewritten), str(result_path)])
+        try:
+            found: list[str] = json.loads(result_path.read_text(encoding="utf-8"))["problems"]
+        except (OSError, ValueError, KeyError):
+            ending = "it did not end in time" if child.returncode is None else f"exit code {child.returncode}"
+            return [f"the rewritten module could not be checked ({ending})"]
+    return found
 
 
 def fix_source(source: str | bytes, tools: Any, *, filename: str = "<source>") -> FixResult:

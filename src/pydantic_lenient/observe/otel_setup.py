@@ -9,7 +9,8 @@
 
 Read as the OpenTelemetry SDK documents them: ``OTEL_SDK_DISABLED``, ``OTEL_SERVICE_NAME`` and
 ``OTEL_RESOURCE_ATTRIBUTES`` (the resource), ``OTEL_TRACES_EXPORTER`` and ``OTEL_METRICS_EXPORTER``
-(``otlp``, ``console`` or ``none``), ``OTEL_EXPORTER_OTLP_PROTOCOL`` (``http/protobuf``; ``grpc``
+(``otlp``, ``console`` or ``none``; ``console`` writes to stderr, never to stdout, which is a
+stdio proxy's channel to its host), ``OTEL_EXPORTER_OTLP_PROTOCOL`` (``http/protobuf``; ``grpc``
 when ``opentelemetry-exporter-otlp-proto-grpc`` is installed), and the exporter's own
 ``OTEL_EXPORTER_OTLP_ENDPOINT``, ``_HEADERS`` and ``_TIMEOUT``. Nothing is exported unless one
 of the exporter or endpoint variables is set, so a command never reaches for a collector nobody
@@ -19,6 +20,7 @@ named. The ``otel`` extra brings the SDK and the OTLP exporter.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -115,7 +117,7 @@ def _span_exporter(name: str, protocol: str) -> Any:
     if name == "console":
         from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
-        return ConsoleSpanExporter()
+        return ConsoleSpanExporter(out=sys.stderr)  # stdout is a stdio proxy's channel to the host
     if protocol == "grpc":
         module = _exporter_module("opentelemetry.exporter.otlp.proto.grpc.trace_exporter", "grpc")
     else:
@@ -127,7 +129,7 @@ def _metric_exporter(name: str, protocol: str) -> Any:
     if name == "console":
         from opentelemetry.sdk.metrics.export import ConsoleMetricExporter
 
-        return ConsoleMetricExporter()
+        return ConsoleMetricExporter(out=sys.stderr)  # stdout is a stdio proxy's channel to the host
     if protocol == "grpc":
         module = _exporter_module("opentelemetry.exporter.otlp.proto.grpc.metric_exporter", "grpc")
     else:

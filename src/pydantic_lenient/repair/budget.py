@@ -25,13 +25,25 @@ __all__ = (
     "MAX_ANALYSIS",
     "MAX_FAN_OUT",
     "MAX_NESTING",
+    "MAX_REFERENCES",
+    "MAX_SCHEMA_VALUES",
     "MAX_WORK",
     "ValidationCost",
     "nested_deeper_than",
+    "schema_refusal",
 )
 
 MAX_NESTING = 256
 """Deeper than this, a schema or arguments are not handed to the validator, whose recursion they could exhaust."""
+
+MAX_REFERENCES = 10_000
+"""``$ref``, ``$dynamicRef`` and ``$recursiveRef`` keywords one schema may hold. A chain of references
+is no longer than their count, and jsonschema-rs follows a chain by recursion when it describes an
+error: a flat chain of 50,000 overflows its stack (SIGSEGV, which nothing can catch)."""
+
+MAX_SCHEMA_VALUES = 500_000
+"""JSON values (objects, arrays, keys' values and items, at every depth) one schema may hold: about 10 MB
+of JSON, far past any tool's schema, so that compiling one takes at most about a second."""
 
 MAX_FAN_OUT = 10_000
 """Subschemas one value may be checked against."""
@@ -82,6 +94,46 @@ def nested_deeper_than(value: Any, limit: int) -> bool:
         depth += 1
         stack.extend((child, depth) for child in children if child.__class__ not in SCALARS)
     return False
+
+
+_REFERENCE_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
+
+
+def schema_refusal(schema: Any) -> str | None:
+    """Why ``schema`` must not reach jsonschema-rs (nested deeper than `MAX_NESTING`, more than
+    `MAX_REFERENCES` references or `MAX_SCHEMA_VALUES` values), or None. One pass, without recursion
+    and without resolving anything, so that a schema of any size or shape is measured at once.
+
+    >>> from pydantic_lenient.repair.budget import schema_refusal
+    >>> chain = {f"d{i}": {"$ref": f"#/$defs/d{i + 1}"} for i in range(20_000)}
+    >>> schema_refusal({"$defs": chain}), schema_refusal({"$defs": {"a": {"$ref": "#"}}}) is None
+    ('the schema holds more than 10,000 references ($ref)', True)
+    """
+    values, references = 0, 0
+    stack: list[tuple[Any, int]] = [(schema, 0)]
+    while stack:
+        item, depth = stack.pop()
+        values += 1
+        if values > MAX_SCHEMA_VALUES:
+            return f"the schema holds more than {MAX_SCHEMA_VALUES:,} values"
+        if isinstance(item, Mapping):
+            references += sum(1 for keyword in _REFERENCE_KEYWORDS if keyword in item)
+            if references > MAX_REFERENCES:
+                return f"the schema holds more than {MAX_REFERENCES:,} references ($ref)"
+            children: Iterable[Any] = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth >= MAX_NESTING:
+            return f"the schema nests deeper than {MAX_NESTING} levels"
+        depth += 1
+        for child in children:
+            if child.__class__ in SCALARS:
+                values += 1
+            else:
+                stack.append((child, depth))
+    return None if values <= MAX_SCHEMA_VALUES else f"the schema holds more than {MAX_SCHEMA_VALUES:,} values"
 
 
 def _key_count(value: Any) -> int:

@@ -19,7 +19,7 @@ from pydantic_core import ErrorDetails
 from pydantic_lenient.schema.ecma_regex import PATTERN_OPTIONS, translate
 from pydantic_lenient.schema.subschemas import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS
 
-from .budget import MAX_NESTING, nested_deeper_than
+from .budget import schema_refusal
 from .scopes import ROOT_URI, Draft, _SchemaError, draft_number, refuse_retrieval
 
 __all__ = (
@@ -123,8 +123,8 @@ class PreparedSchema(NamedTuple):
 
 def prepare_schema(schema: Any, draft: Draft | None) -> PreparedSchema:
     """``schema`` rewritten for jsonschema-rs (see the module docs), read in ``draft`` or the one its
-    ``$schema`` names. Raises `ValueError` for what is no schema, nests deeper than `MAX_NESTING`
-    levels, names no known draft, or has a pattern that is not ECMA-262.
+    ``$schema`` names. Raises `ValueError` for what is no schema, is too large for the validator
+    (`pydantic_lenient.repair.budget.schema_refusal`), names no known draft, or has a pattern that is not ECMA-262.
 
     >>> from pydantic_lenient.repair.validation import prepare_schema
     >>> prepare_schema({"pattern": "(?<=a)b", "contentMediaType": "text/plain"}, None)
@@ -134,8 +134,9 @@ def prepare_schema(schema: Any, draft: Draft | None) -> PreparedSchema:
     """
     if not isinstance(schema, (Mapping, bool)):
         raise _SchemaError(f"a schema is an object or a boolean, not {type(schema).__name__}")
-    if nested_deeper_than(schema, MAX_NESTING):
-        raise _SchemaError(f"the schema nests deeper than {MAX_NESTING} levels")
+    refusal = schema_refusal(schema)  # before jsonschema-rs, which a long $ref chain crashes
+    if refusal is not None:
+        raise _SchemaError(refusal)
     number = draft_number(schema, draft)
     originals: dict[str, str] = {}
     return PreparedSchema(_for_validator(schema, originals), number, originals)

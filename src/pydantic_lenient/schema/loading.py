@@ -2,22 +2,31 @@
 
 Loading imports the target, so its module-level code runs, as ``python path/to/file.py`` would
 (`pydantic-lenient catalog` does it in a child process, so that code cannot end the command).
-`pydantic-lenient catalog` and `pydantic-lenient fix` both find their tools here.
+`pydantic-lenient catalog` and `pydantic-lenient fix` both find their tools here, and both run
+the import in a child with `run_isolated`: the child writes its result to a file, so that a helper
+process the target starts (a daemon, a fork) cannot keep the command waiting on a pipe it inherited.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
+import signal
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from .catalog import is_fastmcp_server, is_official_sdk_server
 
-__all__ = ("TargetError", "load_target")
+__all__ = ("IMPORT_TIMEOUT", "Isolated", "TargetError", "load_target", "run_isolated")
+
+IMPORT_TIMEOUT = 120.0
+"""Seconds a child importing a target may take before it is ended, with every process it started."""
 
 # Module-level names that conventionally hold a module's tools, in the order they are looked for:
 # a list of tools first, then (if the module defines no server object) a server's usual names.
@@ -28,6 +37,49 @@ _TOOL_NAMES = _TOOL_LIST_NAMES + _SERVER_NAMES
 
 class TargetError(Exception):
     """A target that cannot be loaded, or that names no tools, in one line."""
+
+
+class Isolated(NamedTuple):
+    """How a `run_isolated` child ended: its exit code (negative: the signal; None: it did not end in
+    time and was killed), and what it wrote to stdout and stderr, together."""
+
+    returncode: int | None
+    output: bytes
+
+
+def run_isolated(module: str, arguments: list[str], timeout: float | None = None) -> Isolated:
+    """Runs ``python -m module arguments...`` (with this process's ``sys.path``) in a process group of
+    its own, its stdin empty and its stdout and stderr into a temporary file, never a pipe: when it
+    ends, or after ``timeout`` seconds, the whole group is killed, daemons and forks included, and
+    nothing waits for an end of file that a helper holding the pipe would keep from coming.
+    ``timeout`` defaults to `IMPORT_TIMEOUT`."""
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}
+    with tempfile.TemporaryFile() as output:
+        child = subprocess.Popen(
+            [sys.executable, "-m", module, *arguments],
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=output,
+            start_new_session=hasattr(os, "killpg"),
+        )
+        try:
+            returncode: int | None = child.wait(IMPORT_TIMEOUT if timeout is None else timeout)
+        except subprocess.TimeoutExpired:
+            returncode = None
+        finally:
+            _end_group(child)
+        output.seek(0)
+        return Isolated(returncode, output.read())
+
+
+def _end_group(child: subprocess.Popen[bytes]) -> None:
+    """Kills ``child`` and whatever is left of its process group (a POSIX session of its own)."""
+    if hasattr(os, "killpg"):
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # the group has ended
+            os.killpg(child.pid, signal.SIGKILL)
+    child.kill()
+    child.wait()
 
 
 def load_target(target: str) -> Any:

@@ -10,7 +10,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, create_model
+from pydantic import BaseModel, Discriminator, create_model
 from pydantic.dataclasses import is_pydantic_dataclass
 from typing_extensions import NotRequired, Required
 from typing_extensions import TypedDict as TypedDictType
@@ -43,6 +43,14 @@ def _lenient_pydantic_model(model: type[BaseModel], map_member: _MapMember) -> t
     changed: dict[str, Any] = {}
     for name, field in model.model_fields.items():
         metadata = tuple(field.metadata)
+        if field.discriminator is not None:
+            # The field's own discriminator applies to its union: the mapping decides with it seen.
+            own = field.discriminator
+            tagged = with_metadata(
+                field.annotation, (*metadata, own if isinstance(own, Discriminator) else Discriminator(own))
+            )
+            if map_member(tagged) is tagged:
+                continue
         new = map_member(with_metadata(field.annotation, metadata))
         if new is not field.annotation and split_annotated(new) != (field.annotation, metadata):
             # The field's metadata now lives in the annotation, after the lenient marker.

@@ -13,6 +13,10 @@ and `lenient_model` come from one mapping, and so does the `lenient_tool` decora
   An ``Optional`` none of whose other members takes the very string ``"null"`` as itself gets
   `NullText` (the one ``"null"`` policy, docs/types.md#the-string-null): a ``Literal`` or enum too.
 * ``str``, ``bytes``, ``Literal``, enums, dates, UUIDs and everything else stay exactly as they are.
+* What a lenient form could not rebuild to take every value it took with the same result stays
+  exactly as written, recorded with the reason: ``Json[...]``, ``Field(strict=True)``, a
+  discriminated union whose tags are not all strings, and a model with a ``before`` or ``wrap``
+  model validator (it may take a string, which the lenient form would read as JSON text first).
 
 What the mapping leaves strict although a wrong-typed argument would break it is recorded with the
 reason (`lenient_form`), which the audit reports. `render_annotation` writes an annotation as
@@ -23,7 +27,10 @@ from __future__ import annotations
 
 import typing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+
+from pydantic import Discriminator, Json
+from pydantic.fields import FieldInfo
 
 from .annotations import (
     ARRAYS,
@@ -46,6 +53,7 @@ __all__ = ("KeptAsIs", "Lenient", "LenientForm", "lenient_annotation", "lenient_
 
 _M = TypeVar("_M", bound=type)
 _ANNOTATED: Any = Annotated  # subscripted with run-time values below
+_JSON: Any = Json  # the class pydantic's ``Json[T]`` puts in the metadata
 
 
 @dataclass(frozen=True)
@@ -195,6 +203,10 @@ class _Mapper:
         base, metadata = split_annotated(annotation)
         if is_lenient(metadata):
             return with_bounds_in_marker(annotation, base, metadata)
+        unfaithful = _cannot_rebuild(base, metadata)
+        if unfaithful is not None:  # a lenient form would refuse or misread what this takes: kept whole
+            self.kept.append(KeptAsIs(annotation, unfaithful))
+            return annotation
         marker_class = scalar_marker_class(base)
         if marker_class is not None:
             return self.scalar(annotation, base, metadata, marker_class)
@@ -311,6 +323,45 @@ class _Mapper:
             )
         elif hasattr(base, "__supertype__"):  # typing.NewType
             self.kept.append(KeptAsIs(annotation, f"{base.__name__} is a NewType; write its lenient form by hand"))
+
+
+def _cannot_rebuild(base: Any, metadata: tuple[Any, ...]) -> str | None:
+    """Why the mapping cannot rebuild ``Annotated[base, *metadata]`` so that it takes every value it
+    took with the same result (so it is left exactly as written), or None."""
+    for marker in metadata:
+        if isinstance(marker, _JSON):
+            return "Json[...] parses the string itself; a lenient form would read it as something else"
+        if isinstance(marker, FieldInfo) and any(is_strict(inner) and inner.strict for inner in marker.metadata):
+            return "Field(strict=True) asks for the exact type, and a Field cannot be rebuilt without it"
+        discriminator = marker.discriminator if isinstance(marker, (FieldInfo, Discriminator)) else None
+        if discriminator is not None and not _string_tags(base, discriminator):
+            return "a discriminated union needs Literal tags, which its lenient members would not keep"
+    if isinstance(base, type):
+        decorators = getattr(base, "__pydantic_decorators__", None)
+        model_validators = decorators.model_validators.values() if decorators is not None else ()
+        if any(validator.info.mode in ("before", "wrap") for validator in model_validators):
+            return (
+                f"{base.__name__} has a model validator that runs before its fields and may take a string;"
+                " a lenient form would read a string as JSON text first"
+            )
+    return None
+
+
+def _string_tags(union: Any, discriminator: Any) -> bool:
+    """Whether every member of ``union`` is a model whose ``discriminator`` field is a ``Literal`` of
+    strings (which its lenient subclass keeps as they are)."""
+    if not isinstance(discriminator, str):
+        discriminator = getattr(discriminator, "discriminator", None)
+    if not isinstance(discriminator, str):
+        return False  # a function picks the member: it may look at what a lenient form would change
+    for member in typing.get_args(union):
+        fields = getattr(member, "model_fields", None)
+        tag = fields.get(discriminator) if isinstance(fields, dict) else None
+        if tag is None or typing.get_origin(tag.annotation) is not Literal:
+            return False
+        if not all(isinstance(value, str) for value in typing.get_args(tag.annotation)):
+            return False
+    return True
 
 
 def _exact_number(member: Any) -> Any:
