@@ -29,7 +29,8 @@ def _serve(arguments: argparse.Namespace) -> int:
         from pydantic_lenient.gateway.config import ConfigError, is_loopback, load_config
     except ImportError as error:
         raise CommandError(
-            f"serve needs uvicorn and starlette: pip install 'pydantic-lenient[gateway]' ({error})"
+            "serve needs uvicorn and starlette: pip install 'pydantic-lenient[gateway]'"
+            f" (in a clone: pip install -e '.[gateway]') ({error})"
         ) from None
     try:
         config = load_config(arguments.config)
