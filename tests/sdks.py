@@ -30,7 +30,7 @@ def require_framework(module: str, *, required_by: str = "PYDANTIC_LENIENT_REQUI
             warnings.simplefilter("ignore", ImportWarning)
             return importlib.import_module(module)
     except ImportError:
-        message = f"{module} is not installed: pip install -e '.[test,frameworks]' (CrewAI: nox -s crewai)"
+        message = f"{module} is not installed: run nox -s frameworks (CrewAI: nox -s crewai)"
         if os.environ.get(required_by):
             pytest.fail(message)
         pytest.skip(message, allow_module_level=True)
