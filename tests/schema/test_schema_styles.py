@@ -32,7 +32,7 @@ class Mail(BaseModel):
 
 
 def test_optional_uint_flattens_to_the_rust_shape() -> None:
-    schema = input_schema(Mail)
+    schema = input_schema(Mail, style="type-array")
     assert schema["type"] == "object"
     assert schema["properties"]["limit"] == {
         "type": ["integer", "string", "null"],

@@ -55,9 +55,9 @@ from .subschemas import Schema, transform_bottom_up
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-__all__ = ("STYLES", "Style", "apply_style")
+__all__ = ("DEFAULT_STYLE", "STYLES", "Style", "apply_style")
 
-Style = Literal["type-array", "any-of", "strict", "portable"]
+Style = Literal["portable", "type-array", "any-of", "strict"]
 """How an ``inputSchema`` writes a lenient field: see `input_schema` for each style's shape.
 
 >>> from pydantic import TypeAdapter
@@ -71,8 +71,12 @@ STYLES: tuple[Style, ...] = get_args(Style)
 
 >>> from pydantic_lenient import STYLES
 >>> STYLES
-('type-array', 'any-of', 'strict', 'portable')
+('portable', 'type-array', 'any-of', 'strict')
 """
+
+DEFAULT_STYLE: Style = STYLES[0]
+"""The style every way in writes when none is given: ``"portable"``, the one every profiled host
+lists and reads right (docs/hosts.md)."""
 
 # Keywords that constrain only instances of one JSON type. A type union may be written as a type
 # array exactly when each branch uses only its own type's keywords: the others ignore them.

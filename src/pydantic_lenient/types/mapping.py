@@ -149,7 +149,7 @@ def lenient_model(model: _M) -> _M:
     limit
       Input should be an integer, or a string of ASCII digits with an optional leading '-'
       [type=lenient_int, input_value='ten', input_type=str]
-    >>> input_schema(LenientSearch)["properties"]["limit"]
+    >>> input_schema(LenientSearch, style="type-array")["properties"]["limit"]
     {'type': ['integer', 'string'], 'pattern': '^-?[0-9]+$', 'default': 10, 'title': 'Limit'}
     """
     mapper = _Mapper()
@@ -169,7 +169,7 @@ def lenient_tool(function: _F) -> _F:
     >>> @lenient_tool
     ... def move_messages(uids: list[int], dry_run: bool = True) -> str:
     ...     return f"{'would move' if dry_run else 'moved'} {uids}"
-    >>> tool_catalog([move_messages])["tools"][0]["inputSchema"]["properties"]["dry_run"]["type"]
+    >>> tool_catalog([move_messages], style="type-array")["tools"][0]["inputSchema"]["properties"]["dry_run"]["type"]
     ['boolean', 'string']
     >>> move_messages([1, 2], dry_run=False)  # the function itself runs unchanged
     'moved [1, 2]'
