@@ -43,6 +43,7 @@ from pydantic_lenient.types.bounds import BOUND_KEYWORDS, PYDANTIC_BOUND_KEYWORD
 from pydantic_lenient.types.forms import (
     SCALAR_STRING_FORMS,
     advertised_digit_patterns,
+    members_digit_pattern,
     narrowed_digit_pattern,
     pattern_with_null,
     pattern_without_null,
@@ -221,9 +222,21 @@ def _is_scalar_string_form(branch: Schema, before: list[Schema]) -> bool:
     return any(
         isinstance(b, dict)
         and b.get("type") == "integer"
-        and pattern in _narrowed_forms(b.get("minimum"), b.get("maximum"))
+        and (pattern in _narrowed_forms(b.get("minimum"), b.get("maximum")) or pattern in _members_forms(b.get("enum")))
         for b in before
     )
+
+
+def _members_forms(members: Any) -> set[str]:
+    """The digit patterns of an integer enum's members (`DigitText`), also taking "null"."""
+    if not (isinstance(members, list) and members and all(_is_integer(member) for member in members)):
+        return set()
+    pattern = members_digit_pattern(members)
+    return {pattern, pattern_with_null(pattern)}
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _narrowed_forms(lower: Any, upper: Any) -> set[str]:
