@@ -173,10 +173,13 @@ def _asks_validator(member: Any) -> bool:
         adapter: TypeAdapter[Any] = TypeAdapter(member)
     except Exception:  # any annotation pydantic cannot build: keep "null" as text
         return True
-    for validate in (lambda: adapter.validate_python(NULL_TEXT), lambda: adapter.validate_json(f'"{NULL_TEXT}"')):
-        try:
-            validate()
-        except ValidationError:
-            continue
+    try:
+        adapter.validate_python(NULL_TEXT)
         return True
-    return False
+    except ValidationError:
+        pass
+    try:
+        adapter.validate_json(f'"{NULL_TEXT}"')
+        return True
+    except ValidationError:
+        return False
