@@ -1,6 +1,6 @@
 """The mail tools on FastMCP, over stdio: ``python examples/fastmcp_server.py``.
 
-`LenientMiddleware` advertises the lenient schemas in a style (``--style type-array|any-of|strict|portable``)
+`LenientMiddleware` advertises the lenient schemas in a style (``--style portable|type-array|any-of|strict``)
 and normalizes arguments with examples/mail_rules.json first. ``strict_input_validation=True``
 keeps plain parameters strict; the lenient ones stay lenient, because their annotation decides.
 """
@@ -22,7 +22,7 @@ from pydantic_lenient import STYLES, Normalizer, Style  # noqa: E402
 from pydantic_lenient.adapters.fastmcp import LenientMiddleware  # noqa: E402
 
 
-def build_server(style: Style = "type-array", *, strict_input_validation: bool = True) -> FastMCP:
+def build_server(style: Style = "portable", *, strict_input_validation: bool = True) -> FastMCP:
     normalizer = Normalizer.from_file(HERE / "mail_rules.json")
     server = FastMCP(
         "mail",
@@ -36,5 +36,5 @@ def build_server(style: Style = "type-array", *, strict_input_validation: bool =
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="The mail tools over stdio, on FastMCP.")
-    parser.add_argument("--style", choices=STYLES, default="type-array")
+    parser.add_argument("--style", choices=STYLES, default="portable")
     build_server(parser.parse_args().style).run("stdio", show_banner=False)

@@ -1,6 +1,6 @@
 """The mail tools on the official MCP Python SDK, over stdio: ``python examples/mcp_server.py``.
 
-`make_lenient` advertises the lenient schemas in a style (``--style type-array|any-of|strict|portable``),
+`make_lenient` advertises the lenient schemas in a style (``--style portable|type-array|any-of|strict``),
 hands lenient parameters their values as sent (the SDK's pre-parse would rewrite ``"null"`` and
 JSON text first), and normalizes arguments with examples/mail_rules.json first.
 """
@@ -22,7 +22,7 @@ from pydantic_lenient import STYLES, Normalizer, Style  # noqa: E402
 from pydantic_lenient.adapters.mcp import make_lenient  # noqa: E402
 
 
-def build_server(style: Style = "type-array") -> MCPServer:
+def build_server(style: Style = "portable") -> MCPServer:
     server = MCPServer("mail")
     for tool in TOOLS:
         server.tool()(tool)
@@ -31,5 +31,5 @@ def build_server(style: Style = "type-array") -> MCPServer:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="The mail tools over stdio, on the official MCP SDK.")
-    parser.add_argument("--style", choices=STYLES, default="type-array")
+    parser.add_argument("--style", choices=STYLES, default="portable")
     build_server(parser.parse_args().style).run("stdio")

@@ -240,8 +240,22 @@ def server_verdict_json(model: type[BaseModel], arguments: dict[str, Any]) -> Ve
     return Verdict(True)
 
 
-def is_listed_exception(value: Any, verdict: Verdict) -> bool:
+def is_portable_exception(value: Any, verdict: Verdict) -> bool:
+    """The portable style's listed exception (docs/guarantees.md, 8): a JSON number that is no
+    integer, or an integer between an integer enum's members, which its ``number`` branch or its
+    range admits and the model refuses clearly."""
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and len(verdict.errors) == 1
+        and verdict.errors[0]["type"] in ("lenient_int", "int_from_float", "literal_error", "enum")
+    )
+
+
+def is_listed_exception(value: Any, verdict: Verdict, *, portable: bool = False) -> bool:
     """Host accepted ``value`` and the model refused it for one of the README's listed reasons."""
+    if portable and is_portable_exception(value, verdict):
+        return True
     if not isinstance(value, str) or len(verdict.errors) != 1:
         return False
     error_type = verdict.errors[0]["type"]
@@ -263,7 +277,7 @@ def _decimal_holds(text: str) -> bool:
         return False
 
 
-def agrees(host_accepts: bool, value: Any, verdict: Verdict) -> bool:
+def agrees(host_accepts: bool, value: Any, verdict: Verdict, *, portable: bool = False) -> bool:
     if host_accepts == verdict.accepted:
         return True
-    return host_accepts and is_listed_exception(value, verdict)
+    return host_accepts and is_listed_exception(value, verdict, portable=portable)

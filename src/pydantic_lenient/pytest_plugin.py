@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from .schema.styles import STYLES, Style
+from .schema.styles import DEFAULT_STYLE, STYLES, Style
 
 __all__ = ("LenientChecks", "lenient", "pytest_addoption")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
-        "lenient_style", help=f"schema style the lenient fixture checks: {', '.join(STYLES)}", default="type-array"
+        "lenient_style", help=f"schema style the lenient fixture checks: {', '.join(STYLES)}", default=DEFAULT_STYLE
     )
 
 

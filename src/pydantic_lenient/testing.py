@@ -23,7 +23,7 @@ from .hosts import PROFILES, profile
 from .hosts.tools import HostCheck, check_on_hosts
 from .schema.audit import audit, format_findings
 from .schema.hosts import Draft, host_validator
-from .schema.styles import Style
+from .schema.styles import DEFAULT_STYLE, Style
 from .schema.targets import input_schema
 
 __all__ = (
@@ -92,7 +92,7 @@ def assert_field_schema(
     pattern: str | None = _UNSET,
     minimum: float | None = _UNSET,
     maximum: float | None = _UNSET,
-    style: Style = "type-array",
+    style: Style = DEFAULT_STYLE,
 ) -> dict[str, Any]:
     """Assert what ``model`` advertises for ``field`` under ``style``; return the field's schema.
 
@@ -104,8 +104,8 @@ def assert_field_schema(
     >>> from pydantic_lenient.testing import assert_field_schema
     >>> class Page(BaseModel):
     ...     size: LenientUInt
-    >>> assert_field_schema(Page, "size", types={"integer", "string"}, pattern="^[0-9]+$", minimum=0)
-    {'type': ['integer', 'string'], 'minimum': 0, 'pattern': '^[0-9]+$', 'title': 'Size'}
+    >>> assert_field_schema(Page, "size", types={"number", "string"}, pattern="^[0-9]+$", minimum=0)
+    {'anyOf': [{'minimum': 0, 'type': 'number'}, {'pattern': '^[0-9]+$', 'type': 'string'}], 'title': 'Size'}
     >>> assert_field_schema(Page, "size", maximum=100)
     Traceback (most recent call last):
       ...
@@ -136,7 +136,7 @@ def _both_sides(model: type[BaseModel], arguments: Mapping[str, Any], style: Sty
     return host, None
 
 
-def assert_accepts(model: type[BaseModel], arguments: Mapping[str, Any], *, style: Style = "type-array") -> BaseModel:
+def assert_accepts(model: type[BaseModel], arguments: Mapping[str, Any], *, style: Style = DEFAULT_STYLE) -> BaseModel:
     """Assert that a host checking the advertised schema lets ``arguments`` through **and** that the
     model accepts them. Returns the validated model.
 
@@ -167,7 +167,7 @@ def assert_rejects(
     model: type[BaseModel],
     arguments: Mapping[str, Any],
     *,
-    style: Style = "type-array",
+    style: Style = DEFAULT_STYLE,
     host_may_accept: bool = False,
 ) -> str:
     """Assert that the model refuses ``arguments`` and that a host checking the advertised schema
@@ -217,7 +217,7 @@ def assert_works_on_host(
     tools: Any, host: str | Iterable[str] = "all", *, style: Style | None = None
 ) -> list[HostCheck]:
     """Assert that every tool in ``tools`` works on ``host`` (a profile's name, several, or
-    ``"all"``) when listed in ``style`` (``type-array`` when not given, as `tool_catalog` writes
+    ``"all"``) when listed in ``style`` (``portable`` when not given, as `tool_catalog` writes
     functions and models; a server's tools as the server lists them): the host lists it, each
     parameter's native value and its absence arrive as meant, and no intended value (digit
     strings, ``"false"``, JSON text, ``null``, ``"null"``, out of range) arrives as another value.
@@ -227,9 +227,9 @@ def assert_works_on_host(
     >>> from pydantic_lenient import LenientInt
     >>> from pydantic_lenient.testing import assert_works_on_host
     >>> def search(query: str, limit: Optional[LenientInt] = None) -> None: ...
-    >>> [check.host for check in assert_works_on_host([search], ["gemini-cli", "vscode"], style="portable")]
+    >>> [check.host for check in assert_works_on_host([search], ["gemini-cli", "vscode"])]
     ['gemini-cli', 'vscode']
-    >>> assert_works_on_host([search], "gemini-cli")
+    >>> assert_works_on_host([search], "gemini-cli", style="type-array")
     Traceback (most recent call last):
       ...
     AssertionError: search does not work on every host asked for:

@@ -47,7 +47,7 @@ def tools(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def test_a_type_array_is_flagged_for_cursor_with_the_fix(tools: str) -> None:
-    completed = run("catalog", tools, "--check", "--host", "cursor")
+    completed = run("catalog", tools, "--check", "--host", "cursor", "--style", "type-array")
     assert completed.returncode == 1
     assert json.loads(completed.stdout)["tools"]  # the catalog is still printed
     assert (

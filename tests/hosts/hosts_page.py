@@ -46,7 +46,7 @@ own schema, as FastMCP serves it), the baseline; the others are the library's st
 
 The `portable` style is the one every profiled host lists, that delivers every intended value but
 the exceptions below, and that does no worse than the plain server on any host, value by value
-(tests/hosts/test_host_matrix.py). It is not the default yet.
+(tests/hosts/test_host_matrix.py). It is the default: a tool lists in it when no `style` is given.
 
 Check your own tools on the hosts you care about with
 `pydantic-lenient catalog TOOLS --check --host cursor,gemini-cli` or

@@ -343,7 +343,6 @@ class Exception_(NamedTuple):
     applies: Callable[[Cell, Tool], bool]
 
 
-_NON_TEXT_NULL = ("Literal", "Color", "date")
 EXCEPTIONS: tuple[Exception_, ...] = (
     Exception_(
         'ambiguous by the contract: Cursor sends an unset optional text parameter as "" (cursor/cursor#3614),'
@@ -359,17 +358,6 @@ EXCEPTIONS: tuple[Exception_, ...] = (
         'ambiguous by the contract: Claude Code forwards null behind anyOf as the text "null"'
         ' (claude-code#18260), and a text parameter takes "null" as itself',
         lambda cell, tool: cell.host == "claude-code" and cell.form == "null" and admits_text(tool),
-    ),
-    Exception_(
-        'server side, open (issue 33 item 4, the one "null" policy): Claude Code forwards null behind anyOf as'
-        ' the text "null", which the server does not yet read as null for Optional[Literal], Optional[Enum]'
-        " and Optional[date]",
-        lambda cell, tool: (
-            cell.host == "claude-code"
-            and cell.form == "null"
-            and not admits_text(tool)
-            and any(word in tool.written for word in _NON_TEXT_NULL)
-        ),
     ),
     Exception_(
         'ambiguous by the contract: for a union with a text member (int | str), the digit text "7" is that'

@@ -53,7 +53,7 @@ def test_the_trials_cover_the_forms_models_emit() -> None:
 def test_a_type_array_is_refused_by_cursor_and_the_portable_style_is_not() -> None:
     type_array = _verdicts("cursor", "type-array")
     assert _outcome(type_array, "limit", "native") == "refused"
-    assert shape_at(input_schema(Search), "limit") == "a type array"
+    assert shape_at(input_schema(Search, style="type-array"), "limit") == "a type array"
     portable = _verdicts("cursor", "portable")
     assert _outcome(portable, "limit", "native") == "right"
     assert _outcome(portable, "size", "out of range") == "right"  # refused clearly, as it must be

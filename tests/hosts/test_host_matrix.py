@@ -1,9 +1,10 @@
 """The host matrix as the test (issue 33, items 2 and 3): every profiled host by shape by tool by intended value.
 
-The portable shape (`pydantic_lenient.schema.portable`) must be listed by every host, deliver every
-intended value except the listed exceptions (`tests.hosts.matrix.EXCEPTIONS`: values ambiguous by
-the contract, and server-side decisions still open), and never do worse than the same tool served
-plainly, cell by cell. The figures of every shape are printed (``-s``) for the report and the docs.
+The default style (`DEFAULT_STYLE`, the portable shape, `pydantic_lenient.schema.portable`) must be
+listed by every host, deliver every intended value except the listed exceptions
+(`tests.hosts.matrix.EXCEPTIONS`: values ambiguous by the contract, and server-side decisions still
+open), and never do worse than the same tool served plainly, cell by cell. The figures of every
+shape are printed (``-s``) for the report and the docs.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from collections import Counter
 
 import pytest
 
+from pydantic_lenient import input_schema
 from pydantic_lenient.hosts import PROFILES
+from pydantic_lenient.schema.styles import DEFAULT_STYLE
 from tests.hosts.hosts_page import PAGE, page
-from tests.hosts.matrix import EXCEPTIONS, SHAPES, Cell, Tool, excused, figures, run, table, tools
+from tests.hosts.matrix import EXCEPTIONS, SHAPES, Cell, Tool, excused, figures, run, schema_of, table, tools
 
 
 @pytest.fixture(scope="module")
@@ -35,23 +38,30 @@ def test_the_matrix_covers_every_host_shape_and_tool(matrix: tuple[list[Cell], d
         assert forms[form] > 0, form
 
 
-def test_every_host_lists_every_tool_in_the_portable_shape(matrix: tuple[list[Cell], dict[str, Tool]]) -> None:
+def test_the_default_configuration_is_the_default_style(matrix: tuple[list[Cell], dict[str, Tool]]) -> None:
+    """What the matrix measures as the default is what a tool lists with no style given."""
+    _, by_name = matrix
+    for tool in by_name.values():
+        assert input_schema(tool.lenient) == schema_of(tool, DEFAULT_STYLE), tool.name
+
+
+def test_every_host_lists_every_tool_in_the_default_style(matrix: tuple[list[Cell], dict[str, Tool]]) -> None:
     cells, _ = matrix
     unlisted = sorted(
         {
             (cell.host, cell.tool, cell.detail)
             for cell in cells
-            if cell.shape == "portable" and cell.verdict == "unlisted"
+            if cell.shape == DEFAULT_STYLE and cell.verdict == "unlisted"
         }
     )
     assert not unlisted
 
 
-def test_the_portable_shape_delivers_every_intended_value_but_the_listed_exceptions(
+def test_the_default_style_delivers_every_intended_value_but_the_listed_exceptions(
     matrix: tuple[list[Cell], dict[str, Tool]],
 ) -> None:
     cells, by_name = matrix
-    portable = [cell for cell in cells if cell.shape == "portable"]
+    portable = [cell for cell in cells if cell.shape == DEFAULT_STYLE]
     unexcused = [cell for cell in portable if cell.verdict != "right" and excused(cell, by_name[cell.tool]) is None]
     assert not unexcused, unexcused[:10]
     # Every exception is still needed: when the server closes a gap, its line goes.
@@ -59,29 +69,30 @@ def test_the_portable_shape_delivers_every_intended_value_but_the_listed_excepti
     assert used == {exception.reason for exception in EXCEPTIONS}
 
 
-def test_no_host_does_worse_with_the_portable_shape_than_with_a_plain_server(
+def test_no_host_does_worse_with_the_default_style_than_with_a_plain_server(
     matrix: tuple[list[Cell], dict[str, Tool]],
 ) -> None:
     cells, _ = matrix
     verdicts = {(cell.host, cell.shape, cell.tool, cell.form): cell for cell in cells}
     worse = [
-        (cell, verdicts[(cell.host, "portable", cell.tool, cell.form)])
+        (cell, verdicts[(cell.host, DEFAULT_STYLE, cell.tool, cell.form)])
         for cell in cells
         if cell.shape == "plain" and cell.verdict == "right"
-        and verdicts[(cell.host, "portable", cell.tool, cell.form)].verdict != "right"
+        and verdicts[(cell.host, DEFAULT_STYLE, cell.tool, cell.form)].verdict != "right"
     ]  # fmt: skip
     assert not worse, worse[:10]
     counts = figures(cells)
     for host in PROFILES:
-        plain, portable = counts[(host, "plain")], counts[(host, "portable")]
+        plain, portable = counts[(host, "plain")], counts[(host, DEFAULT_STYLE)]
         assert portable["right"] >= plain["right"], host
         assert portable["wrong"] <= plain["wrong"], host
 
 
-def test_the_current_default_does_worse_than_no_library_on_cursor_and_gemini_hosts(
+def test_the_former_default_does_worse_than_no_library_on_cursor_and_gemini_hosts(
     matrix: tuple[list[Cell], dict[str, Tool]],
 ) -> None:
-    """Issue 33's finding, measured: ``type-array`` breaks Cursor and every Gemini-backed host."""
+    """Issue 33's finding, measured: ``type-array``, the default before it, breaks Cursor and every
+    Gemini-backed host; it stays for users who pin it."""
     cells, _ = matrix
     counts = figures(cells)
     for host in ("cursor", "gemini-cli", "copilot-cli+gemini", "vscode+gemini"):
@@ -90,7 +101,7 @@ def test_the_current_default_does_worse_than_no_library_on_cursor_and_gemini_hos
         assert counts[(host, "type-array")]["listed"] < counts[(host, "plain")]["listed"], host
 
 
-def test_vs_code_turns_null_into_another_value_for_a_plain_server_but_not_in_the_portable_shape(
+def test_vs_code_turns_null_into_another_value_for_a_plain_server_but_not_in_the_default_style(
     matrix: tuple[list[Cell], dict[str, Tool]],
 ) -> None:
     cells, _ = matrix
@@ -100,7 +111,7 @@ def test_vs_code_turns_null_into_another_value_for_a_plain_server_but_not_in_the
         if cell.host == "vscode" and cell.form == "null" and cell.verdict == "wrong"
     }
     assert ("plain", "shape.Optional[int]") in wrong  # null arrives as 0 (Ajv coerceTypes in anyOf)
-    assert not {tool for shape, tool in wrong if shape == "portable"}
+    assert not {tool for shape, tool in wrong if shape == DEFAULT_STYLE}
 
 
 def test_the_profiles_cite_their_sources() -> None:

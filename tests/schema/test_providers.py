@@ -244,7 +244,7 @@ def test_gemini_target_passes_pydantic_ai_google_transformers(case: str) -> None
 def test_type_arrays_break_anthropic_and_gemini_openapi_schema() -> None:
     anthropic = require("anthropic")
     types = require("google.genai.types")
-    schema = input_schema(MODELS["LenientUInt?"])
+    schema = input_schema(MODELS["LenientUInt?"], style="type-array")
     with pytest.raises(AssertionError):
         anthropic.transform_schema(copy.deepcopy(schema))
     with pytest.raises(AttributeError):

@@ -19,6 +19,7 @@ from pydantic_lenient import (
     apply_style,
     generator_for,
     input_schema,
+    lenient_model,
 )
 from pydantic_lenient.testing import host_validator
 from tests.strategies import any_input
@@ -32,7 +33,7 @@ class Mail(BaseModel):
 
 
 def test_optional_uint_flattens_to_the_rust_shape() -> None:
-    schema = input_schema(Mail)
+    schema = input_schema(Mail, style="type-array")
     assert schema["type"] == "object"
     assert schema["properties"]["limit"] == {
         "type": ["integer", "string", "null"],
@@ -276,3 +277,25 @@ def test_the_portable_style_is_listed_by_every_host_profile_and_is_its_own_style
         host.name: host.listing(schema).reasons for host in PROFILES.values() if not host.listing(schema).accepted
     }
     assert not refused
+
+
+class Choices(BaseModel):
+    picks: list[Literal[1, 2, 3]]
+    level: Literal[-1, 0, 7] = 0
+
+
+def test_the_strict_style_drops_an_integer_enums_digit_strings() -> None:
+    """`DigitText`'s pattern beside its enum is a lenient form like any other: ``strict`` drops it,
+    so the portable shape's ``items`` is one type (the Gemini API refuses a union ``items``)."""
+    model = lenient_model(Choices)
+    strict = input_schema(model, style="strict")["properties"]
+    assert strict["picks"]["items"] == {"enum": [1, 2, 3], "type": "integer"}
+    assert strict["level"] == {"enum": [-1, 0, 7], "type": "integer", "default": 0, "title": "Level"}
+    assert input_schema(model)["properties"]["picks"]["anyOf"][0]["items"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 3,
+    }
+    # Another pattern beside the enum is no lenient form: kept.
+    odd = {"anyOf": [{"type": "integer", "enum": [1, 2]}, {"type": "string", "pattern": "^(?:0*1|0*3)$"}]}
+    assert apply_style(odd, "strict") == odd

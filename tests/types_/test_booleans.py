@@ -79,7 +79,7 @@ def test_false_never_becomes_true(text: str) -> None:
 
 
 def test_schema_widens_with_a_case_insensitive_pattern() -> None:
-    assert input_schema(Delete)["properties"]["dry_run"] == {
+    assert input_schema(Delete, style="type-array")["properties"]["dry_run"] == {
         "type": ["boolean", "string"],
         "pattern": "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$",
         "default": True,

@@ -113,7 +113,7 @@ def test_added_bounds_apply_to_both_forms_and_become_standard_keywords() -> None
     for value in ("0", 0, "1.5", 1.5):
         with pytest.raises(ValidationError):
             Scaled.model_validate({"ratio": value})
-    schema = input_schema(Scaled)["properties"]["ratio"]
+    schema = input_schema(Scaled, style="type-array")["properties"]["ratio"]
     assert schema["exclusiveMinimum"] == 0
     assert schema["maximum"] == 1
     assert schema["type"] == ["number", "string"]

@@ -221,7 +221,7 @@ def test_markers_check_their_arguments(kwargs: dict[str, Any], message: str) -> 
 
 
 def test_schema_widens_with_json_text_and_stays_canonical_for_output() -> None:
-    urls = input_schema(Tool)["properties"]["urls"]
+    urls = input_schema(Tool, style="type-array")["properties"]["urls"]
     assert urls == {
         "type": ["array", "string", "null"],
         "items": {"type": "string"},

@@ -2,7 +2,7 @@
 
     server = FastMCP("mail", middleware=[LenientMiddleware(normalizer=Normalizer.from_file("rules.json"))])
 
-* ``tools/list`` advertises each tool's input schema in a chosen style (default ``type-array``):
+* ``tools/list`` advertises each tool's input schema in a chosen style (default ``portable``):
   FastMCP's own schema, through the style stage (`pydantic_lenient.apply_style`), which reads the
   lenient types' widened forms back, so every style works on it, ``strict`` included; then for a
   ``target`` (`pydantic_lenient.schema.targets`; ``"mcp-draft-07"`` for draft-07 hosts).
@@ -47,7 +47,7 @@ from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, unknown_pa
 from pydantic_lenient.observe.outcomes import Status
 from pydantic_lenient.observe.recorder import OutcomeRecorder, adapter_recorder
 from pydantic_lenient.schema.catalog import model_from_function
-from pydantic_lenient.schema.styles import Style
+from pydantic_lenient.schema.styles import DEFAULT_STYLE, Style
 from pydantic_lenient.schema.targets import Target, input_schema
 from pydantic_lenient.types.tools import lenient_tool
 
@@ -81,7 +81,7 @@ class LenientMiddleware(Middleware):
         self,
         normalizer: Normalizer | None = None,
         *,
-        style: Style = "type-array",
+        style: Style = DEFAULT_STYLE,
         lenient_parameters: bool = False,
         target: Target = "mcp",
         log_dir: str | os.PathLike[str] | None = None,

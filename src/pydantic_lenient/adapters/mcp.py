@@ -8,7 +8,7 @@
 in-process ``await server.list_tools()``, `pydantic_lenient.tool_catalog` of the server and a
 client over any transport all see the same schemas:
 
-* ``tools/list`` advertises each tool's input schema in a chosen style (default ``type-array``):
+* ``tools/list`` advertises each tool's input schema in a chosen style (default ``portable``):
   the SDK's own schema, through the style stage (`pydantic_lenient.apply_style`).
 * Each tool's arguments reach its fields as they were sent. The SDK's ``pre_parse_json`` parses
   JSON-looking strings for every field not typed exactly ``str``: it turns ``"null"`` into None
@@ -59,7 +59,7 @@ from pydantic_lenient.observe.clients import Client, client_from_info, client_of
 from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, unknown_parameters
 from pydantic_lenient.observe.outcomes import Status
 from pydantic_lenient.observe.recorder import OutcomeRecorder, adapter_recorder
-from pydantic_lenient.schema.styles import Style
+from pydantic_lenient.schema.styles import DEFAULT_STYLE, Style
 from pydantic_lenient.schema.targets import Target, input_schema
 from pydantic_lenient.types.annotations import is_lenient, split_annotated
 from pydantic_lenient.types.json_values import AcceptJsonText, JsonText
@@ -88,7 +88,7 @@ def make_lenient(
     server: MCPServer,
     *,
     normalizer: Normalizer | None = None,
-    style: Style = "type-array",
+    style: Style = DEFAULT_STYLE,
     lenient_parameters: bool = False,
     target: Target = "mcp",
     log_dir: str | os.PathLike[str] | None = None,
@@ -119,7 +119,8 @@ def make_lenient(
     ...         called = await client.call_tool("search", {"folder": "Dev", "limit": "5"})
     ...         return listed.tools[0].input_schema["properties"]["limit"], called.content[0].text
     >>> asyncio.run(ask())
-    ({'type': ['integer', 'string'], 'pattern': '^-?[0-9]+$', 'default': 10, 'title': 'Limit'}, '5 from Dev')
+    ({'anyOf': [{'type': 'number'}, {'pattern': '^-?[0-9]+$', 'type': 'string'}], 'default': 10, 'title': 'Limit'},
+     '5 from Dev')
     """
     middleware = LenientServerMiddleware(
         server,
@@ -181,7 +182,7 @@ class LenientServerMiddleware:
         server: MCPServer,
         *,
         normalizer: Normalizer | None = None,
-        style: Style = "type-array",
+        style: Style = DEFAULT_STYLE,
         lenient_parameters: bool = False,
         target: Target = "mcp",
         recorder: OutcomeRecorder | None = None,

@@ -40,7 +40,7 @@ def catalog_result(request: dict[str, Any]) -> dict[str, Any]:
         for spec in tool_specs(tools) if schema_target != "mcp" else []:
             # A server's tool: what the target gave up of the schema the server lists.
             lost: tuple[Loss, ...] = (
-                target_schema(spec.input_model, schema_target, style=style or "type-array").losses
+                target_schema(spec.input_model, schema_target, style=style).losses
                 if spec.advertised is None
                 else to_target(spec.advertised, schema_target).losses
             )

@@ -44,7 +44,7 @@ EXIT_CODES = "exit codes: 0 ok, 1 a check or repair failed, 2 bad usage or input
 
 # `pydantic_lenient.schema.STYLES` and `TARGETS`, written out (a test holds them equal): importing
 # those modules loads pydantic's JSON Schema generator, and the proxy starts its upstream before that.
-STYLES = ("type-array", "any-of", "strict", "portable")
+STYLES = ("portable", "type-array", "any-of", "strict")
 TARGETS = ("mcp", "mcp-draft-07", "openai", "anthropic", "gemini")
 
 
@@ -100,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     catalog.add_argument(
         "--style",
         choices=STYLES,
-        help="input schema style (default type-array); a server's tools are listed as the server lists them,"
+        help="input schema style (default portable); a server's tools are listed as the server lists them,"
         " and a style it does not list them in is an error",
     )
     catalog.add_argument(
@@ -190,7 +190,7 @@ def _parser() -> argparse.ArgumentParser:
         "exits or stops answering.",
         run=_proxy,
     )
-    proxy.add_argument("--style", choices=STYLES, default="type-array", help="how widened schemas are written")
+    proxy.add_argument("--style", choices=STYLES, default=STYLES[0], help="how widened schemas are written")
     proxy.add_argument("--rules", metavar="RULES.json", help="normalizer rules applied to each call first")
     proxy.add_argument(
         "--log-dir",

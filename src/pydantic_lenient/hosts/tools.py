@@ -52,9 +52,9 @@ def check_on_hosts(tools: Any, hosts: Iterable[HostProfile], *, style: Style | N
     >>> from pydantic_lenient.hosts import profile
     >>> from pydantic_lenient.hosts.tools import check_on_hosts
     >>> def page(size: LenientInt) -> None: ...
-    >>> [check.works for check in check_on_hosts([page], [profile("cursor")], style="portable")]
+    >>> [check.works for check in check_on_hosts([page], [profile("cursor")])]
     [True]
-    >>> print(check_on_hosts([page], [profile("cursor")])[0].findings[0])
+    >>> print(check_on_hosts([page], [profile("cursor")], style="type-array")[0].findings[0])
     ... # doctest: +NORMALIZE_WHITESPACE
     error: page: cursor refuses a type array at properties.size (the native value: the host: Parameter 'size'
     must be of type integer,string, got number); use the portable shape (style="portable")

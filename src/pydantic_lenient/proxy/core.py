@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pydantic_lenient.schema.styles import DEFAULT_STYLE
+
 from .upstream import Upstream
 
 if TYPE_CHECKING:
@@ -61,7 +63,7 @@ class ProxyOptions:
     5.0
     """
 
-    style: Style = "type-array"
+    style: Style = DEFAULT_STYLE
     normalizer: Normalizer | None = None
     log_dir: str | os.PathLike[str] | None = None
     recorder: OutcomeRecorder | None = None

@@ -60,7 +60,7 @@ def tool_catalog(tools: Any, *, style: Style | None = None, target: Target = "mc
     With another ``target`` (`pydantic_lenient.schema.targets`) each ``inputSchema`` is that target's shape.
 
     A server's tools are listed as the server lists them (what a client receives), never restyled,
-    so that the catalog shows what its hosts check: ``style`` (``"type-array"`` when not given) is
+    so that the catalog shows what its hosts check: ``style`` (`default_style_for` the target when not given) is
     the style the catalog writes functions and models in, and for a server only a check that it
     lists its tools in that style (`ValueError` if not: set the style on its adapter). Another
     ``target`` rewrites a server's listing as it rewrites any schema (`to_target`).
@@ -71,8 +71,9 @@ def tool_catalog(tools: Any, *, style: Style | None = None, target: Target = "mc
     >>> tool_catalog([delete_file])
     {'tools': [{'name': 'delete_file', 'description': 'Delete one file.',
      'inputSchema': {'properties': {'path': {'title': 'Path', 'type': 'string'},
-     'dry_run': {'type': ['boolean', 'string'], 'pattern': '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$',
-     'default': True, 'title': 'Dry Run'}}, 'required': ['path'], 'title': 'delete_fileArguments', 'type': 'object'}}]}
+     'dry_run': {'anyOf': [{'type': 'boolean'}, {'pattern': '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$',
+     'type': 'string'}], 'default': True, 'title': 'Dry Run'}}, 'required': ['path'],
+     'title': 'delete_fileArguments', 'type': 'object'}}]}
     >>> tool_catalog([42])
     Traceback (most recent call last):
       ...
@@ -84,7 +85,7 @@ def tool_catalog(tools: Any, *, style: Style | None = None, target: Target = "mc
         if spec.description:
             entry["description"] = spec.description
         if spec.advertised is None:
-            entry["inputSchema"] = input_schema(spec.input_model, style=style or "type-array", target=target)
+            entry["inputSchema"] = input_schema(spec.input_model, style=style, target=target)
         else:
             entry["inputSchema"] = _as_listed(spec.name, spec.advertised, style, target)
         listed.append(entry)

@@ -10,7 +10,7 @@ from typing import ClassVar
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from .styles import STYLES, Style, apply_style
+from .styles import DEFAULT_STYLE, STYLES, Style, apply_style
 
 __all__ = ("LenientJsonSchema", "generator_for")
 
@@ -26,10 +26,10 @@ class LenientJsonSchema(GenerateJsonSchema):
     >>> class Page(BaseModel):
     ...     size: LenientUInt
     >>> Page.model_json_schema(schema_generator=LenientJsonSchema)["properties"]["size"]
-    {'anyOf': [{'minimum': 0, 'type': 'integer'}, {'pattern': '^[0-9]+$', 'type': 'string'}], 'title': 'Size'}
+    {'anyOf': [{'minimum': 0, 'type': 'number'}, {'pattern': '^[0-9]+$', 'type': 'string'}], 'title': 'Size'}
     """
 
-    style: ClassVar[Style] = "any-of"
+    style: ClassVar[Style] = DEFAULT_STYLE
 
     def generate(self, schema: CoreSchema, mode: JsonSchemaMode = "validation") -> JsonSchemaValue:
         return apply_style(super().generate(schema, mode=mode), self.style)
@@ -54,7 +54,7 @@ def generator_for(style: Style) -> type[LenientJsonSchema]:
     >>> generator_for("loose")
     Traceback (most recent call last):
       ...
-    ValueError: unknown style 'loose'; expected one of type-array, any-of, strict, portable
+    ValueError: unknown style 'loose'; expected one of portable, type-array, any-of, strict
     """
     try:
         return _GENERATORS[style]

@@ -47,6 +47,7 @@ from pydantic_lenient.types.bounds import BOUND_KEYWORDS, PYDANTIC_BOUND_KEYWORD
 from pydantic_lenient.types.forms import (
     SCALAR_STRING_FORMS,
     advertised_digit_patterns,
+    members_digit_pattern,
     narrowed_digit_pattern,
     pattern_with_null,
     pattern_without_null,
@@ -60,9 +61,9 @@ from .subschemas import Schema, transform_bottom_up
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-__all__ = ("STYLES", "Style", "apply_style")
+__all__ = ("DEFAULT_STYLE", "STYLES", "Style", "apply_style")
 
-Style = Literal["type-array", "any-of", "strict", "portable"]
+Style = Literal["portable", "type-array", "any-of", "strict"]
 """How an ``inputSchema`` writes a lenient field: see `input_schema` for each style's shape.
 
 >>> from pydantic import TypeAdapter
@@ -76,8 +77,12 @@ STYLES: tuple[Style, ...] = get_args(Style)
 
 >>> from pydantic_lenient import STYLES
 >>> STYLES
-('type-array', 'any-of', 'strict', 'portable')
+('portable', 'type-array', 'any-of', 'strict')
 """
+
+DEFAULT_STYLE: Style = STYLES[0]
+"""The style every way in writes when none is given: ``"portable"``, the one every profiled host
+lists and reads right (docs/hosts.md)."""
 
 # Keywords that constrain only instances of one JSON type. A type union may be written as a type
 # array exactly when each branch uses only its own type's keywords: the others ignore them.
@@ -222,9 +227,21 @@ def _is_scalar_string_form(branch: Schema, before: list[Schema]) -> bool:
     return any(
         isinstance(b, dict)
         and b.get("type") == "integer"
-        and pattern in _narrowed_forms(b.get("minimum"), b.get("maximum"))
+        and (pattern in _narrowed_forms(b.get("minimum"), b.get("maximum")) or pattern in _members_forms(b.get("enum")))
         for b in before
     )
+
+
+def _members_forms(members: Any) -> set[str]:
+    """The digit patterns of an integer enum's members (`DigitText`), also taking "null"."""
+    if not (isinstance(members, list) and members and all(_is_integer(member) for member in members)):
+        return set()
+    pattern = members_digit_pattern(members)
+    return {pattern, pattern_with_null(pattern)}
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _narrowed_forms(lower: Any, upper: Any) -> set[str]:

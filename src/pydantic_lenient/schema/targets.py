@@ -39,9 +39,19 @@ from pydantic import BaseModel
 
 from ._provider_rewrites import rewrite_for_anthropic, rewrite_for_gemini, rewrite_for_openai, without_content
 from ._rewriting import Loss, Node, bottom_up, check_depth, room_to_recurse
-from .styles import Style, apply_style
+from .styles import DEFAULT_STYLE, Style, apply_style
 
-__all__ = ("DRAFT_07", "TARGETS", "Loss", "Target", "TargetSchema", "input_schema", "target_schema", "to_target")
+__all__ = (
+    "DRAFT_07",
+    "TARGETS",
+    "Loss",
+    "Target",
+    "TargetSchema",
+    "default_style_for",
+    "input_schema",
+    "target_schema",
+    "to_target",
+)
 
 Target = Literal["mcp", "mcp-draft-07", "openai", "anthropic", "gemini"]
 """Where an input schema goes: an MCP host (2020-12 or draft-07) or a model provider's tool API.
@@ -73,7 +83,8 @@ class TargetSchema:
     ...     size: LenientUInt
     >>> result = target_schema(Page, "mcp")
     >>> result.target, result.schema["properties"]["size"], result.losses
-    ('mcp', {'type': ['integer', 'string'], 'minimum': 0, 'pattern': '^[0-9]+$', 'title': 'Size'}, ())
+    ('mcp', {'anyOf': [{'minimum': 0, 'type': 'number'}, {'pattern': '^[0-9]+$', 'type': 'string'}], 'title': 'Size'},
+     ())
     """
 
     target: Target
@@ -81,25 +92,37 @@ class TargetSchema:
     losses: tuple[Loss, ...] = ()
 
 
-def target_schema(model: type[BaseModel], target: Target, *, style: Style = "type-array") -> TargetSchema:
+def default_style_for(target: Target) -> Style:
+    """The style a target starts from when none is given: `DEFAULT_STYLE` (``"portable"``) for MCP
+    hosts, whose quirks it is shaped for; ``"any-of"`` for a model provider, whose own rewrite reads
+    unions and which would only lose the portable shape's host-specific hints (``nullable``).
+
+    >>> default_style_for("mcp"), default_style_for("gemini")
+    ('portable', 'any-of')
+    """
+    return DEFAULT_STYLE if target in ("mcp", "mcp-draft-07") else "any-of"
+
+
+def target_schema(model: type[BaseModel], target: Target, *, style: Style | None = None) -> TargetSchema:
     """The input schema of ``model`` for ``target``, with its losses.
 
-    ``style`` is the style the target starts from: ``"strict"`` gives canonical types only (the
-    provider then holds the model to them), the others the widened forms in the target's shape.
+    ``style`` is the style the target starts from (`default_style_for` when not given): ``"strict"``
+    gives canonical types only (the provider then holds the model to them), the others the widened
+    forms in the target's shape.
 
     >>> from pydantic import BaseModel
     >>> from pydantic_lenient import LenientUInt, target_schema
     >>> class Page(BaseModel):
     ...     size: LenientUInt
-    >>> target_schema(Page, "openai").schema["properties"]["size"]  # providers read no type arrays
-    {'anyOf': [{'type': 'integer', 'minimum': 0}, {'type': 'string', 'pattern': '^[0-9]+$'}], 'title': 'Size'}
+    >>> target_schema(Page, "openai").schema["properties"]["size"]  # providers start from the any-of style
+    {'anyOf': [{'minimum': 0, 'type': 'integer'}, {'pattern': '^[0-9]+$', 'type': 'string'}], 'title': 'Size'}
     >>> target_schema(Page, "gpt")
     Traceback (most recent call last):
       ...
     ValueError: unknown target 'gpt'; expected one of mcp, mcp-draft-07, openai, anthropic, gemini
     """
     with room_to_recurse():
-        return to_target(input_schema(model, style=style), target)
+        return to_target(input_schema(model, style=default_style_for(target) if style is None else style), target)
 
 
 def to_target(schema: Mapping[str, Any], target: Target) -> TargetSchema:
@@ -165,14 +188,14 @@ _REWRITES: dict[str, Callable[[dict[str, Any], list[Loss]], dict[str, Any]]] = {
 
 
 def input_schema(
-    source: type[BaseModel] | Mapping[str, Any], *, style: Style = "type-array", target: Target = "mcp"
+    source: type[BaseModel] | Mapping[str, Any], *, style: Style | None = None, target: Target = "mcp"
 ) -> dict[str, Any]:
     """The ``inputSchema`` a tool with this input model (or this finished schema) advertises.
 
     The root is always ``"type": "object"``; ``$defs`` are kept and every ``$ref`` resolves. The
     dialect is JSON Schema 2020-12, MCP's default (pydantic writes tuples with ``prefixItems``).
     Another ``target`` rewrites that for a draft-07 host or a model provider; `target_schema` also
-    says what the target gave up.
+    says what the target gave up. ``style`` defaults to `default_style_for` the target.
 
     >>> from typing import Optional
     >>> from pydantic import BaseModel, RootModel
@@ -180,8 +203,11 @@ def input_schema(
     >>> class Search(BaseModel):
     ...     limit: Optional[LenientUInt] = None
     >>> input_schema(Search)
-    {'properties': {'limit': {'type': ['integer', 'string', 'null'], 'minimum': 0, 'pattern': '^[0-9]+$',
+    {'properties': {'limit': {'anyOf': [{'minimum': 0, 'type': 'number', 'nullable': True},
+     {'pattern': '^[0-9]+$', 'type': 'string', 'nullable': True}, {'type': 'null', 'nullable': True}],
      'default': None, 'title': 'Limit'}}, 'title': 'Search', 'type': 'object'}
+    >>> input_schema(Search, style="type-array")["properties"]["limit"]
+    {'type': ['integer', 'string', 'null'], 'minimum': 0, 'pattern': '^[0-9]+$', 'default': None, 'title': 'Limit'}
     >>> input_schema(Search, style="any-of")["properties"]["limit"]
     {'anyOf': [{'minimum': 0, 'type': 'integer'}, {'pattern': '^[0-9]+$', 'type': 'string'}, {'type': 'null'}],
      'default': None, 'title': 'Limit'}
@@ -194,7 +220,7 @@ def input_schema(
     """
     name = getattr(source, "__name__", "the schema")
     with room_to_recurse():  # a lenient model nests as deep as its plain model's schema can
-        schema = _object_root(apply_style(source, style), name)
+        schema = _object_root(apply_style(source, default_style_for(target) if style is None else style), name)
         if target == "mcp":
             return schema
         return to_target(schema, target).schema

@@ -48,7 +48,7 @@ from .locations import (
     pointer_tokens,
 )
 from .mcp_headers import header_properties
-from .styles import Style, _inclusive_integer_bounds, apply_style
+from .styles import DEFAULT_STYLE, Style, _inclusive_integer_bounds, apply_style
 
 __all__ = ("widen_schema",)
 
@@ -447,25 +447,26 @@ def _moves_nothing_referenced(schema: Any) -> bool:
     return True
 
 
-def widen_schema(schema: Any, style: Style = "type-array", *, draft: Draft | None = None) -> Any:
+def widen_schema(schema: Any, style: Style = DEFAULT_STYLE, *, draft: Draft | None = None) -> Any:
     """``schema`` widened to admit the string forms repair fixes (see the module docs); a new object.
 
     ``style`` is how the string forms are written: ``"any-of"`` as extra ``anyOf`` branches,
-    ``"type-array"`` (the default) flattened into type arrays where that means the same, and
-    ``"strict"`` not at all (the schema comes back as it was, for hosts that repair themselves), and
-    ``"portable"`` as ``"any-of"`` adapted for every profiled host (`pydantic_lenient.schema.portable`).
+    ``"portable"`` (the default) as ``"any-of"`` adapted for every profiled host
+    (`pydantic_lenient.schema.portable`), ``"type-array"`` flattened into type arrays where that means
+    the same, and ``"strict"`` not at all (the schema comes back as it was, for hosts that repair
+    themselves).
     A schema too large or deep to read within the widening's bounds also comes back as it was.
     ``draft`` is the dialect, as `Repairer` reads it: by default the one the schema's ``$schema``
     names, else 2020-12.
 
-    >>> widen_schema({"type": "object", "properties": {"limit": {"type": "integer", "minimum": 0}}})
+    >>> widen_schema({"type": "object", "properties": {"limit": {"type": "integer", "minimum": 0}}}, "type-array")
     {'type': 'object', 'properties': {'limit': {'type': ['integer', 'string'], 'minimum': 0,
      'pattern': '^(?:0*(?:0|[1-9][0-9]*)|-0+)$'}}}
     """
     if style == "strict":
         return schema
     if style not in ("type-array", "any-of", "portable"):
-        raise ValueError(f"unknown style {style!r}; expected one of type-array, any-of, strict, portable")
+        raise ValueError(f"unknown style {style!r}; expected one of portable, type-array, any-of, strict")
     if draft is not None and draft not in DRAFTS:
         raise ValueError(f"draft {draft!r} is not one of {', '.join(DRAFTS)}")
     declared = schema.get("$schema") if isinstance(schema, Mapping) else None

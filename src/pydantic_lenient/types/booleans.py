@@ -85,7 +85,7 @@ pydantic_core._pydantic_core.ValidationError: 1 validation error for Move
 dry_run
   Input should be a boolean, or the string 'true' or 'false' in any letter case
   [type=lenient_bool, input_value='no', input_type=str]
->>> input_schema(Move)["properties"]["dry_run"]
+>>> input_schema(Move, style="type-array")["properties"]["dry_run"]
 {'type': ['boolean', 'string'], 'pattern': '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$', 'default': True,
  'title': 'Dry Run'}
 """

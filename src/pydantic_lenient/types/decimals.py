@@ -255,7 +255,7 @@ pydantic_core._pydantic_core.ValidationError: 1 validation error for Invoice
 amount
   Input should be a finite number, or a string holding one in JSON number syntax
   [type=lenient_decimal, input_value='1_000', input_type=str]
->>> input_schema(Invoice)["properties"]["amount"]
+>>> input_schema(Invoice, style="type-array")["properties"]["amount"]
 {'type': ['number', 'string'],
  'pattern': '^-?(?:0|[1-9][0-9]*)(?:\\\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$', 'title': 'Amount'}
 """

@@ -26,7 +26,7 @@ from pydantic_core import CoreSchema, core_schema
 
 from .annotations import split_annotated
 from .family import LenientMarker, scalar_marker_class
-from .forms import ANNOTATION_KEYWORDS
+from .forms import ANNOTATION_KEYWORDS, members_digit_pattern
 from .integers import LenientInt
 from .scalar import render_scalar
 
@@ -56,13 +56,6 @@ def exact_leaf(base: Any) -> Any:
     if isinstance(base, type) and issubclass(base, _TEXT_LEAVES):
         return FromText()
     return None
-
-
-def _digit_alternative(value: int) -> str:
-    # Every string LenientInt's signed pattern reads as ``value``: leading zeros, and -0 for 0.
-    if value == 0:
-        return "-?0+"
-    return f"0*{value}" if value > 0 else f"-0*{-value}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +92,11 @@ class DigitText(LenientMarker):
         rendered = handler(schema)
         annotations = {key: value for key, value in rendered.items() if key in ANNOTATION_KEYWORDS}
         values = _choices_of(schema)
-        pattern = f"^(?:{'|'.join(map(_digit_alternative, values))})$"
         return render_scalar(
-            handler, {"type": "integer", "enum": list(values)}, {"type": "string", "pattern": pattern}, annotations
+            handler,
+            {"type": "integer", "enum": list(values)},
+            {"type": "string", "pattern": members_digit_pattern(values)},
+            annotations,
         )
 
 

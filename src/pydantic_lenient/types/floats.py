@@ -175,7 +175,7 @@ pydantic_core._pydantic_core.ValidationError: 1 validation error for Zoom
 factor
   Input should be a finite number, or a string holding one in JSON number syntax
   [type=lenient_float, input_value='NaN', input_type=str]
->>> input_schema(Zoom)["properties"]["factor"]
+>>> input_schema(Zoom, style="type-array")["properties"]["factor"]
 {'type': ['number', 'string'],
  'pattern': '^-?(?:0|[1-9][0-9]*)(?:\\\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$', 'title': 'Factor'}
 """

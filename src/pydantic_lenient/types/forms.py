@@ -7,7 +7,7 @@ answer without waiting for pydantic. Every module reads them from here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .boolean_text import TRUE_OR_FALSE
@@ -69,6 +69,24 @@ SCALAR_STRING_FORMS: Mapping[str, str] = {
 """Every string form a lenient scalar advertises as its base pattern, with the canonical JSON type it
 stands for (the style stage recognises a lenient scalar by it). A scalar with a new string form adds
 its pattern here (an integer's pattern narrowed to its bounds is recognised from the bounds)."""
+
+
+def members_digit_pattern(members: Iterable[int]) -> str:
+    """The digit strings that read as one of ``members`` (an integer ``Literal``'s or ``IntEnum``'s,
+    as `DigitText` advertises them): each as a signed digit string reads it, leading zeros and ``-0``
+    for 0 included. The style stage recognises the pattern beside its ``enum`` by it.
+
+    >>> members_digit_pattern([0, 1, -2])
+    '^(?:-?0+|0*1|-0*2)$'
+    """
+    return f"^(?:{'|'.join(map(_member_digits, members))})$"
+
+
+def _member_digits(value: int) -> str:
+    if value == 0:
+        return "-?0+"
+    return f"0*{value}" if value > 0 else f"-0*{-value}"
+
 
 _FORMS = {
     SIGNED_DIGITS: DigitForm(signed=True),

@@ -264,7 +264,7 @@ pydantic_core._pydantic_core.ValidationError: 1 validation error for Scroll
 lines
   Input should be an integer, or a string of ASCII digits with an optional leading '-'
   [type=lenient_int, input_value='+42', input_type=str]
->>> input_schema(Scroll)["properties"]["lines"]
+>>> input_schema(Scroll, style="type-array")["properties"]["lines"]
 {'type': ['integer', 'string'], 'pattern': '^-?[0-9]+$', 'title': 'Lines'}
 """
 
@@ -284,7 +284,7 @@ Traceback (most recent call last):
 pydantic_core._pydantic_core.ValidationError: 1 validation error for Search
 limit
   Input should be an integer or a string of ASCII digits [type=lenient_int, input_value='-1', input_type=str]
->>> input_schema(Search)["properties"]["limit"]
+>>> input_schema(Search, style="type-array")["properties"]["limit"]
 {'type': ['integer', 'string', 'null'], 'minimum': 0, 'pattern': '^[0-9]+$', 'default': None, 'title': 'Limit'}
 """
 
@@ -304,7 +304,7 @@ pydantic_core._pydantic_core.ValidationError: 1 validation error for Page
 number
   Input should be greater than or equal to 1 [type=greater_than_equal, input_value=0, input_type=int]
     For further information visit https://errors.pydantic.dev/.../v/greater_than_equal
->>> input_schema(Page)["properties"]["number"]
+>>> input_schema(Page, style="type-array")["properties"]["number"]
 {'type': ['integer', 'string'], 'minimum': 1, 'pattern': '^0*[1-9][0-9]*$', 'title': 'Number'}
 """
 

@@ -255,7 +255,7 @@ else:
         urls
           Input should be a list or the JSON text of a list
           [type=lenient_json, input_value='https://example.com', input_type=str]
-        >>> input_schema(Fetch)["properties"]["urls"]
+        >>> input_schema(Fetch, style="type-array")["properties"]["urls"]
         {'type': ['array', 'string'], 'items': {'type': 'string'}, 'contentMediaType': 'application/json',
          'contentSchema': {'items': {'type': 'string'}, 'type': 'array'}, 'title': 'Urls'}
         >>> class Ambiguous(BaseModel):
@@ -429,7 +429,7 @@ else:
         filters
           Input should be well-formed JSON text, or an array or an object to write as JSON text
           [type=lenient_json, input_value='{from: ana}', input_type=str]
-        >>> input_schema(Query)["properties"]["filters"]
+        >>> input_schema(Query, style="type-array")["properties"]["filters"]
         {'type': ['string', 'array', 'object'], 'contentMediaType': 'application/json', 'title': 'Filters'}
         """
 

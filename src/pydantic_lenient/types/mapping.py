@@ -150,7 +150,7 @@ def lenient_model(model: _M) -> _M:
     limit
       Input should be an integer, or a string of ASCII digits with an optional leading '-'
       [type=lenient_int, input_value='ten', input_type=str]
-    >>> input_schema(LenientSearch)["properties"]["limit"]
+    >>> input_schema(LenientSearch, style="type-array")["properties"]["limit"]
     {'type': ['integer', 'string'], 'pattern': '^-?[0-9]+$', 'default': 10, 'title': 'Limit'}
     """
     mapper = _Mapper()

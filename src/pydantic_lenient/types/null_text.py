@@ -5,6 +5,7 @@ as itself makes that string None. The pattern it advertises is `pattern_with_nul
 from __future__ import annotations
 
 import enum
+import functools
 import typing
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -126,14 +127,59 @@ def takes_strings(member: Any) -> bool:
 def takes_null_text(member: Any) -> bool:
     """Whether a union member may accept the very string ``"null"`` as itself (the ``"null"``
     policy's question): any member that takes strings, except a ``Literal`` or ``Enum`` none of
-    whose values is ``"null"``."""
+    whose values is ``"null"``, and a member that refuses that very string when it validates it
+    (a ``date``, a ``UUID``, a ``str`` whose pattern refuses it).
+
+    >>> import datetime, uuid
+    >>> from typing import Annotated
+    >>> from pydantic import Field
+    >>> takes_null_text(str), takes_null_text(datetime.date), takes_null_text(uuid.UUID)
+    (True, False, False)
+    >>> takes_null_text(Annotated[str, Field(pattern="^[a-z]+$")])
+    True
+    >>> takes_null_text(Annotated[str, Field(pattern="^[0-9]+$")])
+    False
+    """
     if not takes_strings(member):
         return False
     base, metadata = split_annotated(member)
-    if metadata:
-        return True
-    if typing.get_origin(base) is Literal:
+    if not metadata and typing.get_origin(base) is Literal:
         return any(value == NULL_TEXT for value in typing.get_args(base))
-    if isinstance(base, type) and issubclass(base, enum.Enum):
+    if not metadata and isinstance(base, type) and issubclass(base, enum.Enum):
         return any(item.value == NULL_TEXT for item in base)  # a str-mixin member equals its value
-    return True
+    if typing.get_origin(base) in UNION_TYPES:  # a nested union: its own policy, mapped or not, decides
+        return True
+    return _validates_null_text(member)
+
+
+def _validates_null_text(member: Any) -> bool:
+    """Whether ``member``'s own validator takes the string ``"null"`` (from Python or from JSON);
+    True when it cannot be asked (a forward reference, an unhashable annotation): nothing is guessed."""
+    try:
+        return _validates_null_text_cached(member)
+    except TypeError:  # unhashable: ask without the cache
+        return _asks_validator(member)
+
+
+@functools.lru_cache(maxsize=512)
+def _validates_null_text_cached(member: Any) -> bool:
+    return _asks_validator(member)
+
+
+def _asks_validator(member: Any) -> bool:
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        adapter: TypeAdapter[Any] = TypeAdapter(member)
+    except Exception:  # any annotation pydantic cannot build: keep "null" as text
+        return True
+    try:
+        adapter.validate_python(NULL_TEXT)
+        return True
+    except ValidationError:
+        pass
+    try:
+        adapter.validate_json(f'"{NULL_TEXT}"')
+        return True
+    except ValidationError:
+        return False
