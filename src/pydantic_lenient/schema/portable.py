@@ -17,6 +17,9 @@ some host reads wrong (`pydantic_lenient.hosts` models each):
   null branch, last, can no longer turn ``0``, ``false`` or ``""`` into ``null`` first. ``nullable``
   is OpenAPI's word that Gemini reads; standard validators ignore it, so the values admitted stay
   the same;
+* a number's text form (JSON number syntax, a float's or a decimal's) comes before the ``number``
+  branch: Ajv with ``coerceTypes`` (VS Code) coerces in place in the first branch that takes a
+  value, and a decimal's text would otherwise reach the server as a double;
 * an integer ``enum`` becomes the range ``minimum``..``maximum`` (the Gemini API takes only string
   enums); the server stays exact and refuses a value inside the range that is not a member;
 * an array always has ``items`` (VS Code refuses a tool without; tuples get the type their
@@ -33,6 +36,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from pydantic_lenient.types.forms import JSON_NUMBER, pattern_without_null
 
 from .subschemas import map_subschemas
 
@@ -160,6 +165,7 @@ def _portable_branches(branches: list[Any], root: Mapping[str, Any]) -> list[Any
             if branch.get("type") == "integer":
                 branch["type"] = "number"
         typed.append(branch)
+    typed = _number_text_first(typed)
     null = [b for b in typed if isinstance(b, dict) and b.get("type") == "null"]
     if not null:
         return typed
@@ -168,3 +174,22 @@ def _portable_branches(branches: list[Any], root: Mapping[str, Any]) -> list[Any
         {**branch, "nullable": True} if isinstance(branch, dict) and isinstance(branch.get("type"), str) else branch
         for branch in [*others, *null]
     ]
+
+
+def _number_text_first(branches: list[Any]) -> list[Any]:
+    """A number's text form (JSON number syntax) before the ``number`` branch: Ajv with ``coerceTypes``
+    (VS Code) tries the branches in order and coerces in place, so number text meeting ``number``
+    first would become a double (a decimal's ``"0.1000000000000000000001"`` would reach the server as
+    ``0.1``); meeting its own branch first, it goes on as written, and a number still meets ``number``."""
+    text = [b for b in branches if isinstance(b, dict) and b.get("type") == "string" and _is_number_text(b)]
+    number = [b for b in branches if isinstance(b, dict) and b.get("type") == "number"]
+    if not text or not number:
+        return branches
+    rest = [b for b in branches if not any(b is t for t in text)]
+    first = min(index for index, b in enumerate(rest) if any(b is n for n in number))
+    return [*rest[:first], *text, *rest[first:]]
+
+
+def _is_number_text(branch: Mapping[str, Any]) -> bool:
+    pattern = branch.get("pattern")
+    return isinstance(pattern, str) and JSON_NUMBER in (pattern, pattern_without_null(pattern))
