@@ -92,12 +92,18 @@ def ajv() -> AjvRunner:
     set (CI sets it), in which case the test fails instead.
     """
     require_external(AJV)
+    return node_runner(AJV_DIR / "check.mjs")
+
+
+def node_runner(script: Path) -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:
+    """Run a node ``script`` over a batch of cases: ``{"cases": [...]}`` on its stdin, its
+    ``{"results": [...]}`` read from its stdout, one per case."""
     node = shutil.which("node")
     assert node is not None
 
     def run(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
         completed = subprocess.run(
-            [node, str(AJV_DIR / "check.mjs")],
+            [node, str(script)],
             input=json.dumps({"cases": cases}),
             capture_output=True,
             text=True,
