@@ -15,7 +15,14 @@ from hypothesis import HealthCheck, settings
 pytest_plugins = ["pytester"]
 # Servers the tests start as processes, not test modules: --doctest-modules would import them, and
 # they need the MCP SDK or FastMCP, which the lowest pins cannot install.
-collect_ignore = ["era_server.py", "gateway/stdio_server.py", "leaky_server.py", "otlp_upstream.py", "remote_server.py"]
+collect_ignore = [
+    "era_server.py",
+    "gateway/stdio_server.py",
+    "proxy/hostile_http.py",
+    "leaky_server.py",
+    "otlp_upstream.py",
+    "remote_server.py",
+]
 
 # The default profile keeps a contributor's `pytest` within minutes; CI (HYPOTHESIS_PROFILE=ci) runs
 # sixteen times the examples, derandomized so a failure there reproduces.
