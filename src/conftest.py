@@ -34,6 +34,8 @@ NEEDS_EXTRA = {
     "adapters/pydantic_ai.py": "pydantic_ai",
     "adapters/openai_agents.py": "agents",
     "adapters/langchain.py": "langchain_core",
+    "gateway/app.py": "starlette",
+    "gateway/security.py": "starlette",
 }
 # Modules for a framework of the `frameworks` extra (not in `[test]`): required only where
 # PYDANTIC_LENIENT_REQUIRE_FRAMEWORKS says so (the `frameworks` nox session).
