@@ -31,6 +31,8 @@ NEEDS_EXTRA = {
     "adapters/mcp.py": "mcp",
     "adapters/fastmcp.py": "fastmcp",
     "proxy/remote.py": "httpx2",
+    "proxy/http_answers.py": "httpx2",
+    "proxy/http_logs.py": "httpx2",
     "adapters/pydantic_ai.py": "pydantic_ai",
     "adapters/openai_agents.py": "agents",
     "adapters/langchain.py": "langchain_core",
