@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,12 +40,9 @@ sys.path.insert(0, str(ROOT))
 
 from tests.gateway.running import (  # noqa: E402
     REMOTE_TOKEN,
-    _drain,
-    _environment,
-    _port_of,
-    _stop,
     gateway,
     remote_server,
+    serving_url,
     three_servers,
 )
 from tests.gateway.test_gateway import CLIENTS, MODERN_META, _client  # noqa: E402
@@ -158,20 +154,8 @@ def _fastmcp_proxy(remote_url: str) -> Iterator[str | None]:
     except ImportError:
         yield None
         return
-    process = subprocess.Popen(
-        [sys.executable, str(FASTMCP_PROXY), remote_url, REMOTE_TOKEN],
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-        env=_environment(),
-    )
-    drain = None
-    try:
-        port = _port_of(process, r"^port ([0-9]+)")
-        drain = _drain(process, [])
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        _stop(process, drain)
+    with serving_url([sys.executable, str(FASTMCP_PROXY), remote_url, REMOTE_TOKEN]) as url:
+        yield url
 
 
 def _throughput_and_latency(seconds: float, workers: int) -> list[bool]:

@@ -31,9 +31,13 @@ NEEDS_EXTRA = {
     "adapters/mcp.py": "mcp",
     "adapters/fastmcp.py": "fastmcp",
     "proxy/remote.py": "httpx2",
+    "proxy/http_answers.py": "httpx2",
+    "proxy/http_logs.py": "httpx2",
     "adapters/pydantic_ai.py": "pydantic_ai",
     "adapters/openai_agents.py": "agents",
     "adapters/langchain.py": "langchain_core",
+    "gateway/app.py": "starlette",
+    "gateway/security.py": "starlette",
 }
 # Modules for a framework of the `frameworks` extra (not in `[test]`): required only where
 # PYDANTIC_LENIENT_REQUIRE_FRAMEWORKS says so (the `frameworks` nox session).

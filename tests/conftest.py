@@ -15,7 +15,14 @@ from hypothesis import HealthCheck, settings
 pytest_plugins = ["pytester"]
 # Servers the tests start as processes, not test modules: --doctest-modules would import them, and
 # they need the MCP SDK or FastMCP, which the lowest pins cannot install.
-collect_ignore = ["era_server.py", "leaky_server.py", "otlp_upstream.py", "remote_server.py"]
+collect_ignore = [
+    "era_server.py",
+    "gateway/stdio_server.py",
+    "proxy/hostile_http.py",
+    "leaky_server.py",
+    "otlp_upstream.py",
+    "remote_server.py",
+]
 
 # The default profile keeps a contributor's `pytest` within minutes; CI (HYPOTHESIS_PROFILE=ci) runs
 # sixteen times the examples, derandomized so a failure there reproduces.
@@ -92,12 +99,18 @@ def ajv() -> AjvRunner:
     set (CI sets it), in which case the test fails instead.
     """
     require_external(AJV)
+    return node_runner(AJV_DIR / "check.mjs")
+
+
+def node_runner(script: Path) -> Callable[[list[dict[str, Any]]], list[dict[str, Any]]]:
+    """Run a node ``script`` over a batch of cases: ``{"cases": [...]}`` on its stdin, its
+    ``{"results": [...]}`` read from its stdout, one per case."""
     node = shutil.which("node")
     assert node is not None
 
     def run(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
         completed = subprocess.run(
-            [node, str(AJV_DIR / "check.mjs")],
+            [node, str(script)],
             input=json.dumps({"cases": cases}),
             capture_output=True,
             text=True,

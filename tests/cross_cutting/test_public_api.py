@@ -127,6 +127,14 @@ NEEDS_EXTRA = {
     "adapters.pydantic_ai": "pydantic_ai",
     "adapters.openai_agents": "agents",
     "adapters.langchain": "langchain_core",
+    "proxy.http_answers": "httpx2",
+    "proxy.http_logs": "httpx2",
+    "gateway": "starlette",
+    "gateway.app": "starlette",
+    "gateway.config": "starlette",
+    "gateway.eras": "starlette",
+    "gateway.lanes": "starlette",
+    "gateway.security": "starlette",
 }
 # Modules for a framework `[test]` leaves out (the `frameworks` extra): tests/sdks.py, `require_framework`.
 NEEDS_FRAMEWORK = {"adapters.google_adk": "google.adk", "adapters.llama_index": "llama_index.core"}

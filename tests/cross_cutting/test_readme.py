@@ -252,6 +252,8 @@ def test_python_block(block: Block) -> None:
     assert not missing, f"{block.where}: the block imports {missing}; say what to install in a `# pip install` comment"
     for sdk in sorted({module.split(".")[0] for module in _imported_modules(block)} & set(OPTIONAL_SDKS)):
         require(sdk)
+    if any(module.startswith("pydantic_lenient.gateway") for module in _imported_modules(block)):
+        require("uvicorn")  # the `gateway` extra
     for module in sorted(_imported_modules(block)):
         for prefix, (framework, required_by) in FRAMEWORKS.items():
             if module == prefix or module.startswith(f"{prefix}."):
@@ -291,6 +293,8 @@ def console_commands(block: Block) -> list[Command]:
 
 @pytest.mark.parametrize("block", _blocks("console"), ids=lambda block: block.id)
 def test_console_block(block: Block, scratch: Path) -> None:
+    if any("pydantic-lenient serve" in command.line for command in console_commands(block)):
+        require("uvicorn")  # the `gateway` extra
     environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     for command in console_commands(block):
         completed = subprocess.run(

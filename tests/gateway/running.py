@@ -70,8 +70,16 @@ def _stop(process: subprocess.Popen[str], drain: threading.Thread | None = None)
 @contextmanager
 def remote_server() -> Iterator[str]:
     """The remote test server's URL (it requires ``Authorization: Bearer REMOTE_TOKEN``)."""
+    with serving_url([sys.executable, str(REMOTE_SERVER), REMOTE_TOKEN]) as url:
+        yield url
+
+
+@contextmanager
+def serving_url(command: list[str]) -> Iterator[str]:
+    """The ``/mcp`` URL of a loopback server ``command`` starts (it prints ``port N`` on stderr),
+    stopped when done."""
     process = subprocess.Popen(
-        [sys.executable, str(REMOTE_SERVER), REMOTE_TOKEN],
+        command,
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,

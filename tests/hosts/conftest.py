@@ -7,16 +7,14 @@ then refuses it as out of sync.
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import External, require_external
+from tests.conftest import External, node_runner, require_external
 
 NODE_DIR = Path(__file__).parent / "node"
 HostCodeRunner = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
@@ -41,19 +39,4 @@ def host_code() -> HostCodeRunner:
     set (CI sets it), in which case the test fails instead.
     """
     require_external(HOST_CODE)
-    node = shutil.which("node")
-    assert node is not None
-
-    def run(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        completed = subprocess.run(
-            [node, str(NODE_DIR / "driver.mjs")],
-            input=json.dumps({"cases": cases}),
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=300,
-        )
-        results: list[dict[str, Any]] = json.loads(completed.stdout)["results"]
-        return results
-
-    return run
+    return node_runner(NODE_DIR / "driver.mjs")

@@ -6,6 +6,7 @@ verdict, never a timing.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -14,7 +15,13 @@ from typing import Any
 
 import pytest
 
-from pydantic_lenient.repair.budget import MAX_NESTING, MAX_REFERENCES, MAX_SCHEMA_VALUES, schema_refusal
+from pydantic_lenient.repair.budget import (
+    MAX_ANALYSIS,
+    MAX_NESTING,
+    MAX_REFERENCES,
+    MAX_SCHEMA_VALUES,
+    schema_refusal,
+)
 from pydantic_lenient.repair.engine import Repairer, RepairResult, repair_arguments
 from tests.guards import within_guard
 
@@ -399,11 +406,32 @@ def test_a_long_reference_chain_is_refused_before_the_validator_sees_it() -> Non
     assert repairer.schema_error == f"the schema holds more than {MAX_REFERENCES:,} references ($ref)"
     result = repairer.repair({"n": "5"})
     assert (result.valid, result.arguments, result.repairs) == (False, {"n": "5"}, [])
-    # At the limit, the validator follows the chain, and describes the error without crashing.
+    # At the limit the schema compiles, but measuring a chain's work grows with its square: every
+    # call is refused in one line, the same each time, and never reaches the validator.
     at_limit = Repairer(_reference_chain(MAX_REFERENCES - 1))
     assert at_limit.schema_error is None
-    assert at_limit.repair({"n": 5}).valid
-    assert at_limit.repair({"n": "x"}).reasons == ({"path": "/n", "message": '"x" is not of type "integer"'},)
+    refusal = ({"path": "", "message": f"measuring the schema's work would take more than {MAX_ANALYSIS:,} steps"},)
+    for _ in range(3):
+        assert at_limit.repair({"n": 5}).reasons == refusal
+    # A chain of hundreds is measured: the validator follows it, and describes the error.
+    hundreds = Repairer(_reference_chain(500))
+    assert hundreds.repair({"n": 5}).valid
+    assert hundreds.repair({"n": "x"}).reasons == ({"path": "/n", "message": '"x" is not of type "integer"'},)
+
+
+def test_measuring_a_reference_chain_does_not_depend_on_the_recursion_limit() -> None:
+    # The closure was once measured by recursion: under the default limit a chain of 2,000 raised
+    # RecursionError mid-measure and was taken as cheap, and under a raised limit it was refused.
+    verdicts = []
+    for limit in (1_000, 100_000):
+        previous = sys.getrecursionlimit()
+        sys.setrecursionlimit(limit)
+        try:
+            verdicts.append(Repairer(_reference_chain(2_000)).repair({"n": 5}))
+        finally:
+            sys.setrecursionlimit(previous)
+    assert verdicts[0] == verdicts[1]
+    assert not verdicts[0].valid
 
 
 def test_a_schema_of_too_many_values_or_too_deep_is_refused() -> None:

@@ -55,6 +55,7 @@ MAX_ANALYSIS = 300_000
 """Steps measuring a schema, or one call's arguments, may take (a step is about a microsecond)."""
 
 _UNDECLARED = object()  # the memo key of every member name that no schema in a state declares
+_UNMEASURABLE_MESSAGE = f"measuring the schema's work would take more than {MAX_ANALYSIS:,} steps"
 _IN_PLACE_CYCLE = "the schema has a $ref cycle that never moves into the value"
 _IN_PLACE = ("not", "if", "then", "else")
 _BELOW = (
@@ -163,6 +164,7 @@ class _FanOut:
 
 _NO_FAN_OUT = _FanOut({})
 _TOO_COSTLY: dict[ScopedSchema, int] = {}
+_UNMEASURABLE: dict[ScopedSchema, int] = {}  # memoized so that every later call gets the same verdict
 
 
 class ValidationCost:
@@ -234,7 +236,7 @@ class ValidationCost:
     def _spend(self, steps: int) -> None:
         self._analysis -= steps
         if self._analysis < 0:
-            raise _TooCostly(f"measuring the schema's work would take more than {MAX_ANALYSIS:,} steps")
+            raise _TooCostly(_UNMEASURABLE_MESSAGE)
 
     def _pattern_count(self, state: _FanOut) -> int:
         """The ``patternProperties`` patterns a member name of a value under ``state`` is matched against."""
@@ -304,23 +306,63 @@ class ValidationCost:
             return {}
         cached = self._closures.get(node)
         if cached is None:
+            cached = self._close(node)
+        if cached is _TOO_COSTLY:
+            raise _TooCostly
+        if cached is _UNMEASURABLE:
+            raise _TooCostly(_UNMEASURABLE_MESSAGE)
+        return cached
+
+    def _close(self, root: ScopedSchema) -> dict[ScopedSchema, int]:
+        """Measure and memoize the closure of ``root`` and of every node it reaches in place,
+        children first. A loop, not recursion: a chain of references is as long as the schema
+        makes it, and the result must not depend on the interpreter's recursion limit. Each member
+        copied is a step of `MAX_ANALYSIS`: a chain's closures grow with its square."""
+        frames: list[tuple[ScopedSchema, list[ScopedSchema]]] = []
+
+        def enter(node: ScopedSchema) -> None:
             if node in self._closing:
                 raise _TooCostly(_IN_PLACE_CYCLE)  # JS hosts overflow their stack on such a schema
             self._closing.add(node)
-            try:
-                cached = {node: 1}
-                for child in self._in_place(node):
-                    for member, count in self._closure(child).items():
-                        cached[member] = cached.get(member, 0) + count
-                    if sum(cached.values()) > MAX_FAN_OUT:
-                        cached = _TOO_COSTLY
-                        break
-            finally:
+            children = [child for child in self._in_place(node) if isinstance(child, ScopedSchema)]
+            children.reverse()  # popped from the end: in document order
+            frames.append((node, children))
+
+        try:
+            enter(root)
+            while frames:
+                node, children = frames[-1]
+                while children and children[-1] in self._closures:
+                    children.pop()
+                if children:
+                    enter(children[-1])
+                    continue
+                frames.pop()
                 self._closing.discard(node)
-            self._closures[node] = cached
-        if cached is _TOO_COSTLY:
-            raise _TooCostly
-        return cached
+                closure: dict[ScopedSchema, int] = {node: 1}
+                for child in self._in_place(node):
+                    if not isinstance(child, ScopedSchema):
+                        continue
+                    child_closure = self._closures[child]
+                    if child_closure is _TOO_COSTLY or child_closure is _UNMEASURABLE:
+                        closure = child_closure
+                        break
+                    if self._analysis < len(child_closure):
+                        for unmeasured, _ in frames:
+                            self._closures[unmeasured] = _UNMEASURABLE
+                        self._closures[node] = _UNMEASURABLE
+                        raise _TooCostly(_UNMEASURABLE_MESSAGE)
+                    self._analysis -= len(child_closure)
+                    for member, count in child_closure.items():
+                        closure[member] = closure.get(member, 0) + count
+                    if sum(closure.values()) > MAX_FAN_OUT:
+                        closure = _TOO_COSTLY
+                        break
+                self._closures[node] = closure
+        finally:
+            for node, _ in frames:
+                self._closing.discard(node)
+        return self._closures[root]
 
     def _below(self, state: _FanOut, step: str | None) -> _FanOut:
         """The subschemas checked against a member named ``step`` (None: an item) of a value under ``state``."""

@@ -100,9 +100,37 @@ def with_bounds_in_marker(annotation: Any, base: Any, metadata: tuple[Any, ...])
     if marker_class is None or len(markers) > 1 or any(type(marker) is not marker_class for marker in markers):
         return annotation
     own = markers[0] if markers else None
-    marker, whole = (own or marker_class()).tightened(_bound_pairs(split.numeric))
+    # Limits pydantic keeps in its general metadata (a Decimal's ``max_digits``), where the marker
+    # holds them too: pydantic 2.11 would not apply them after a marker at all.
+    held = [name for name in marker_class.bound_names if name not in PYDANTIC_BOUND_KEYWORDS]
+    general = [(name, value) for part in others for name, value in _general_limits(part, held)]
+    others = tuple(_without_general_limits(part, held) for part in others)
+    others = tuple(part for part in others if part is not None)
+    marker, whole = (own or marker_class()).tightened([*_bound_pairs(split.numeric), *general])
     if not whole:  # pydantic keeps checking the bounds after the marker
         return with_metadata(base, (marker_class(), *metadata)) if own is None else annotation
-    if not split.numeric and own is not None:
+    if not split.numeric and not general and own is not None:
         return annotation
     return with_metadata(base, (marker, *split.lengths, *others))
+
+
+def _general_limits(part: Any, names: list[str]) -> list[tuple[str, Any]]:
+    """``(name, value)`` for each of ``names`` that ``part`` (pydantic's general metadata, or a
+    ``Field`` holding it) sets."""
+    found: list[tuple[str, Any]] = []
+    for inner in part.metadata if isinstance(part, FieldInfo) else (part,):
+        if type(inner).__name__ == "_PydanticGeneralMetadata":
+            found.extend((name, value) for name, value in vars(inner).items() if name in names and value is not None)
+    return found
+
+
+def _without_general_limits(part: Any, names: list[str]) -> Any:
+    """``part`` without the limits `_general_limits` found (None when nothing else is left)."""
+    if not _general_limits(part, names):
+        return part
+    if not isinstance(part, FieldInfo):
+        return None
+    kept = copy.copy(part)
+    kept.metadata = [inner for inner in part.metadata if not _general_limits(inner, names)]
+    kept._attributes_set = {key: value for key, value in part._attributes_set.items() if key not in names}
+    return kept if kept.metadata or kept._attributes_set else None

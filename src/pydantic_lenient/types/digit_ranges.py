@@ -41,6 +41,8 @@ def exact_digit_pattern(lower: int | None, upper: int | None, form: DigitForm) -
     """
     if lower is None and upper is None:
         return None
+    if lower is not None and upper is not None and lower > upper:
+        return _NOTHING  # an empty range (``ge=0, lt=0``): no string is in it
     alternatives: list[str] = []
     zeros = "0*"
     if upper is None or upper >= 0:
@@ -53,6 +55,10 @@ def exact_digit_pattern(lower: int | None, upper: int | None, form: DigitForm) -
         alternatives.append("-0+")  # minus zero, which the signed base pattern takes
     pattern = f"^{_group(alternatives)}$"
     return pattern if len(pattern) <= MAX_PATTERN_LENGTH else None
+
+
+_NOTHING = "^(?!)$"
+"""A pattern no string matches (an empty negative lookahead), in ECMA-262 and Python alike."""
 
 
 def _group(alternatives: list[str]) -> str:
