@@ -252,6 +252,14 @@ def is_portable_exception(value: Any, verdict: Verdict) -> bool:
     )
 
 
+def is_nested_portable_exception(verdict: Verdict) -> bool:
+    """`is_portable_exception` for every error of ``verdict``, at any depth (an item's or a member's
+    ``number`` branch): each refuses a native number the portable listing admits."""
+    return bool(verdict.errors) and all(
+        is_portable_exception(error["input"], Verdict(False, (error,))) for error in verdict.errors
+    )
+
+
 def is_listed_exception(value: Any, verdict: Verdict, *, portable: bool = False) -> bool:
     """Host accepted ``value`` and the model refused it for one of the README's listed reasons."""
     if portable and is_portable_exception(value, verdict):

@@ -51,7 +51,7 @@ def test_the_hosts_mcp_servers_format_is_read_with_the_gateways_options() -> Non
         ({"mcpServers": {"a": {"command": "x", "comand": "y"}}}, "comand"),
         ({"mcpServers": {}}, "mcpServers"),
         ({"mcpServers": {"a": {"url": "ftp://h/x"}}}, "http"),
-        ({"mcpServers": {"a": {"command": "x", "style": "loose"}}}, "style must be one of type-array"),
+        ({"mcpServers": {"a": {"command": "x", "style": "loose"}}}, "style must be one of portable, type-array"),
     ],
 )
 def test_a_config_that_cannot_be_used_is_one_line(document: Any, expected: str) -> None:
