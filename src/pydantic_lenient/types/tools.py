@@ -99,7 +99,8 @@ def lenient_tool(function: _F) -> _F:
     >>> @lenient_tool
     ... def move_messages(uids: list[int], dry_run: bool = True) -> str:
     ...     return f"{'would move' if dry_run else 'moved'} {uids}"
-    >>> [branch["type"] for branch in tool_catalog([move_messages])["tools"][0]["inputSchema"]["properties"]["dry_run"]["anyOf"]]
+    >>> dry_run = tool_catalog([move_messages])["tools"][0]["inputSchema"]["properties"]["dry_run"]
+    >>> [branch["type"] for branch in dry_run["anyOf"]]
     ['boolean', 'string']
     >>> move_messages([1, 2], dry_run=False)
     'moved [1, 2]'
