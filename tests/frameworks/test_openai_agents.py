@@ -62,7 +62,13 @@ def test_what_the_model_sees_is_kept(tool: Any) -> None:
 
 
 def test_a_model_parameter_takes_its_fields_converted() -> None:
-    tool = make(lenient_tool(table.book_meeting))
+    """The SDK advertises a tool's only model parameter under its name, decorated or not."""
+    plain, tool = make(table.book_meeting), make(lenient_tool(table.book_meeting))
+    assert table.property_names(tool.params_json_schema) == table.property_names(plain.params_json_schema)
+    assert table.property_names(tool.params_json_schema) == {"request"}
+    assert not host_validator(plain.params_json_schema).is_valid({"request": table.MEETING})
+    assert host_validator(tool.params_json_schema).is_valid({"request": table.MEETING})
+    assert call(tool, {"request": {**table.MEETING, "remote": "yes"}}) is None
     received = call(tool, {"request": table.MEETING})
     assert received is not None
     assert isinstance(received["request"], table.MeetingRequest)

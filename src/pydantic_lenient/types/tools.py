@@ -87,13 +87,14 @@ def lenient_tool(function: _F) -> _F:
     pydantic ``ValidationError``: ``"false"`` never arrives as a (truthy) string.
 
     A framework's own parameters (`written_by_the_model`) are left exactly as written and passed
-    through. A parameter that is a model takes its JSON text too, as with every way in: pydantic-ai,
-    which advertises a sole model parameter's fields at the top level, then advertises (and
-    validates) the model under the parameter's name; its `LenientToolset` keeps the top level.
+    through. A parameter that is a model takes its JSON text too, as with every way in, except the
+    one that stands for all the arguments: the only parameter the model writes, annotated with a
+    model class (a pydantic model, dataclass or TypedDict) itself. Its annotation becomes the lenient
+    class, so a framework that advertises that class's fields as the tool's own (pydantic-ai) still
+    does, and one that advertises it under its name still does that.
     Async functions, methods, ``staticmethod``/``classmethod``, ``*args`` and ``**kwargs`` are
-    covered; the wrapper
-    keeps the name, docstring and ``__wrapped__``, and has the rewritten ``__signature__`` and
-    ``__annotations__``.
+    covered; the wrapper keeps the name, docstring and ``__wrapped__``, and has the rewritten
+    ``__signature__`` and ``__annotations__``.
 
     >>> from pydantic_lenient import lenient_tool, tool_catalog
     >>> @lenient_tool
@@ -123,6 +124,7 @@ def lenient_tool(function: _F) -> _F:
     signature = inspect.signature(function)
     mapper = _Mapper()
     models = {name for name in signature.parameters if name in hints and written_by_the_model(hints[name])}
+    whole_arguments = _whole_arguments_model(signature, hints, models)
     annotations: dict[str, Any] = dict(hints)
     validated: dict[str, Any] = {}
     parameters = []
@@ -133,7 +135,8 @@ def lenient_tool(function: _F) -> _F:
         hint = hints[parameter.name]
         if parameter.name in models:
             hint, default = _constraints_from_default(hint, parameter.default)
-            lenient = mapper.map(hint)
+            # The arguments' own model stays a class: no JSON-text form (the arguments are an object).
+            lenient = mapper.map(hint, text=parameter.name != whole_arguments)
             if lenient is not hints[parameter.name] or default is not parameter.default:
                 annotations[parameter.name] = hint = lenient
                 parameter = parameter.replace(default=default)
@@ -255,6 +258,29 @@ class _ArgumentCheck:
         # An instance of the model a lenient model was made from (a direct call, a framework that
         # validated with the original) is read by its attributes.
         return {**arguments, **self.validator.validate_python(given, from_attributes=True)}
+
+
+def _whole_arguments_model(signature: inspect.Signature, hints: dict[str, Any], models: set[str]) -> str | None:
+    """The parameter that can stand for all of a tool's arguments, if any: the only one the model
+    writes (every other parameter annotated as a framework's), annotated with a model class itself
+    (a pydantic model, dataclass or TypedDict). A framework may advertise that class's fields as the
+    tool's own (pydantic-ai does), and recognises the parameter by its annotation being the class:
+    its lenient form is therefore the lenient class, never wrapped in ``Annotated``."""
+    if len(models) != 1:
+        return None
+    [name] = models
+    parameter = signature.parameters[name]
+    if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+        return None
+    if any(other not in hints for other in signature.parameters):  # an unannotated one is the model's too
+        return None
+    return name if _is_model_class(hints[name]) else None
+
+
+def _is_model_class(annotation: Any) -> bool:
+    if typing.get_origin(annotation) is not None or not isinstance(annotation, type):
+        return False
+    return issubclass(annotation, BaseModel) or dataclasses.is_dataclass(annotation) or is_typeddict(annotation)
 
 
 def _as_data(value: Any) -> Any:
