@@ -57,6 +57,20 @@ def test_what_the_model_sees_is_kept(function: Any) -> None:
     assert table.descriptions(schema(plain)) <= table.descriptions(schema(lenient))
 
 
+def test_a_model_parameter_stays_under_its_name_with_its_fields_converted() -> None:
+    """LangChain advertises a tool's only model parameter under its name, decorated or not."""
+    plain, lenient = make(table.book_meeting), make(lenient_tool(table.book_meeting))
+    assert table.property_names(schema(lenient)) == table.property_names(schema(plain)) == {"request"}
+    assert not host_validator(schema(plain)).is_valid({"request": table.MEETING})
+    assert host_validator(schema(lenient)).is_valid({"request": table.MEETING})
+    received = call(lenient, {"request": table.MEETING})
+    assert received is not None
+    assert isinstance(received["request"], table.MeetingRequest)
+    assert received["request"].model_dump() == table.MEETING_RECEIVED.model_dump()
+    assert call(lenient, {"request": {**table.MEETING, "remote": "yes"}}) is None
+    assert call(lenient, {"request": table.MEETING_TOO_LONG}) is None
+
+
 def archive(
     limit: int,
     dry_run: bool,

@@ -4,6 +4,7 @@ tool's own call path, `on_invoke_tool`, with the probe's arguments as the model'
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from typing import Any
 
@@ -17,6 +18,7 @@ from tests.sdks import require
 require("agents")
 
 from agents import FunctionTool, RunContextWrapper, function_tool  # noqa: E402
+from agents.strict_schema import ensure_strict_json_schema  # noqa: E402
 from agents.tool_context import ToolContext  # noqa: E402
 
 
@@ -62,7 +64,13 @@ def test_what_the_model_sees_is_kept(tool: Any) -> None:
 
 
 def test_a_model_parameter_takes_its_fields_converted() -> None:
-    tool = make(lenient_tool(table.book_meeting))
+    """The SDK advertises a tool's only model parameter under its name, decorated or not."""
+    plain, tool = make(table.book_meeting), make(lenient_tool(table.book_meeting))
+    assert table.property_names(tool.params_json_schema) == table.property_names(plain.params_json_schema)
+    assert table.property_names(tool.params_json_schema) == {"request"}
+    assert not host_validator(plain.params_json_schema).is_valid({"request": table.MEETING})
+    assert host_validator(tool.params_json_schema).is_valid({"request": table.MEETING})
+    assert call(tool, {"request": {**table.MEETING, "remote": "yes"}}) is None
     received = call(tool, {"request": table.MEETING})
     assert received is not None
     assert isinstance(received["request"], table.MeetingRequest)
@@ -143,6 +151,38 @@ def test_lenient_agent_schemas_are_valid_strict_schemas(function: Any) -> None:
     assert sorted(schema["required"]) == sorted(schema["properties"])
     assert table.descriptions(plain.params_json_schema) <= table.descriptions(schema)
     assert tool.description == plain.description
+
+
+JSON_TEXT_KEYWORDS = ("contentMediaType", "contentSchema")
+
+
+@pytest.mark.parametrize("function", table.TOOLS, ids=lambda function: function.__name__)
+def test_a_bare_lenient_tool_s_strict_schema_keeps_the_json_text_keywords(function: Any) -> None:
+    """Pinned (docs/frameworks.md): `function_tool`'s strict mode (`ensure_strict_json_schema`)
+    accepts a bare `lenient_tool`'s schema as it is, and keeps `contentMediaType`/`contentSchema`
+    wherever a parameter takes JSON text: they go to OpenAI, whose documented strict subset does not
+    list them. `lenient_agent` (or `lenient_function_tool`) writes the `openai` target instead: no
+    such keyword, still a schema the SDK's strict checks leave as it is, and the calls converted."""
+    tool = make(lenient_tool(function))
+    assert tool.strict_json_schema
+    schema = tool.params_json_schema
+    assert ensure_strict_json_schema(copy.deepcopy(schema)) == schema
+    takes_json_text = "AcceptJsonText" in repr(lenient_tool(function).__annotations__)
+    assert all((keyword in json.dumps(schema)) == takes_json_text for keyword in JSON_TEXT_KEYWORDS)
+    switched = lenient_agent(Agent(name="a", tools=[tool])).tools[0]
+    assert isinstance(switched, FunctionTool)
+    assert not any(keyword in json.dumps(switched.params_json_schema) for keyword in JSON_TEXT_KEYWORDS)
+    assert ensure_strict_json_schema(copy.deepcopy(switched.params_json_schema)) == switched.params_json_schema
+    for probe in (probe for probe in table.PROBES if probe.tool is function):
+        assert table.same_values(call(switched, probe.arguments), probe.received), probe.id
+
+
+def test_some_bare_lenient_tool_takes_json_text() -> None:
+    """The control for the test above: the table has a tool whose strict schema has the keywords."""
+    assert any(
+        keyword in json.dumps(make(lenient_tool(table.move_messages)).params_json_schema)
+        for keyword in JSON_TEXT_KEYWORDS
+    )
 
 
 class StrictServer(MCPServer):

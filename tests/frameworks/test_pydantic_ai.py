@@ -70,26 +70,58 @@ def test_what_the_model_sees_is_kept(tool: Any) -> None:
     plain = Run(plain_tool(tool), tool.__name__, {})
     lenient = Run(plain_tool(lenient_tool(tool)), tool.__name__, {})
     assert lenient.tool.description == plain.tool.description
-    if tool is not table.book_meeting:  # a sole model: under its name (the test below)
-        assert table.property_names(lenient.schema) == table.property_names(plain.schema)
+    assert table.property_names(lenient.schema) == table.property_names(plain.schema)
     assert table.descriptions(plain.schema) <= table.descriptions(lenient.schema)
 
 
-def test_a_single_model_tool_takes_its_model_under_its_name_consistently() -> None:
-    """pydantic-ai advertises a sole model parameter's fields at the top level; `lenient_tool`'s
-    parameter also takes the model's JSON text (as every way in), so pydantic-ai advertises it under
-    its name, and validates what it advertises."""
-    run = Run(plain_tool(lenient_tool(table.book_meeting)), "book_meeting", {"request": table.MEETING})
-    assert table.property_names(run.schema) == {"request"}
-    assert host_validator(run.schema).is_valid({"request": table.MEETING})
-    assert run.received is not None
-    assert isinstance(run.received["request"], table.MeetingRequest)
-    assert run.received["request"].model_dump() == table.MEETING_RECEIVED.model_dump()
-    text = Run(plain_tool(lenient_tool(table.book_meeting)), "book_meeting", {"request": json.dumps(table.MEETING)})
-    assert text.received is not None
-    assert text.received["request"].minutes == 30
-    too_long = {"request": table.MEETING_TOO_LONG}
-    assert Run(plain_tool(lenient_tool(table.book_meeting)), "book_meeting", too_long).received is None
+def outline(schema: dict[str, Any]) -> dict[str, Any]:
+    """A schema without what makes a field lenient: its keywords, and each field's name, title,
+    description and default."""
+    kept = ("title", "description", "default")
+    properties = {
+        name: {key: value for key, value in field.items() if key in kept}
+        for name, field in schema.get("properties", {}).items()
+    }
+    return {**schema, "properties": properties}
+
+
+def book_with_context(ctx: RunContext[None], request: table.MeetingRequest) -> str:
+    """Book a meeting.
+
+    Args:
+        request: The meeting.
+    """
+    assert isinstance(ctx, RunContext)
+    return table.record(request=request)
+
+
+@pytest.mark.parametrize(
+    ("function", "register"),
+    [(table.book_meeting, plain_tool), (book_with_context, lambda function: lambda agent: agent.tool(function))],
+    ids=["plain", "with-context"],
+)
+def test_a_single_model_tool_keeps_its_fields_at_the_top_level(function: Any, register: Any) -> None:
+    """pydantic-ai advertises a tool's only model parameter's fields as the tool's own, and builds
+    the model from the top-level arguments: a bare `lenient_tool` keeps that shape (its parameter
+    stays a class: the lenient model), with the fields lenient where the plain ones are plain."""
+    name = function.__name__
+    arguments = {"title": "Review", "minutes": "100", "remote": "false"}
+    plain = Run(register(function), name, arguments)
+    run = Run(register(lenient_tool(function)), name, arguments)
+    assert table.property_names(run.schema) == {"title", "minutes", "remote"}
+    assert outline(run.schema) == outline(plain.schema)
+    assert run.tool.description == plain.tool.description
+    # The plain schema refuses the strings (pydantic-ai's lax validation would take them, but a
+    # validating host never sends them); the lenient one admits them, and they arrive converted.
+    assert not host_validator(plain.schema).is_valid(arguments)
+    assert host_validator(run.schema).is_valid(arguments)
+    assert run.received is not None, run.output
+    request = run.received["request"]
+    assert isinstance(request, table.MeetingRequest)
+    assert table.same_values(request.model_dump(), {"title": "Review", "minutes": 100, "remote": False})
+    # pydantic-ai's lax validation takes "yes" for the plain model; the lenient model refuses it.
+    assert Run(register(lenient_tool(function)), name, {**arguments, "remote": "yes"}).received is None
+    assert Run(register(lenient_tool(function)), name, table.MEETING_TOO_LONG).received is None
 
 
 def test_the_toolset_keeps_a_single_model_tool_s_fields_at_the_top_level() -> None:

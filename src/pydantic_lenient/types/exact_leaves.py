@@ -154,8 +154,19 @@ class ExactNumber(LenientMarker):
         if schema["type"] == "bool":
             return {"type": "boolean"}
         if schema["type"] == "chain":  # what is checked after the exact form says the type too
-            return handler(schema["steps"][-1])
+            return _without_text_branch(handler(schema["steps"][-1]))
         return {"type": "integer" if schema.get("serialization", {}).get("type") == "int" else "number"}
+
+
+def _without_text_branch(rendered: JsonSchemaValue) -> JsonSchemaValue:
+    """pydantic's schema of a bounded number, less the string form it advertises for a Decimal: the
+    exact form takes the number only (its strings go to the union's ``str``)."""
+    branches = rendered.get("anyOf")
+    if not isinstance(branches, list):
+        return rendered
+    numbers = [branch for branch in branches if not (isinstance(branch, dict) and branch.get("type") == "string")]
+    rest = {key: value for key, value in rendered.items() if key != "anyOf"}
+    return {**rest, **numbers[0]} if len(numbers) == 1 else {**rest, "anyOf": numbers}
 
 
 def _is_plain(schema: CoreSchema) -> bool:

@@ -76,7 +76,7 @@ def written_by_the_model(annotation: Any) -> bool:
     return True
 
 
-def lenient_tool(function: _F) -> _F:
+def lenient_tool(function: _F, *, sole_model_takes_json_text: bool = False) -> _F:
     """Decorator: ``function`` with every parameter the model writes taking its lenient form.
 
     Frameworks that build a tool's input from the signature (the MCP SDK, FastMCP, pydantic-ai, the
@@ -87,13 +87,16 @@ def lenient_tool(function: _F) -> _F:
     pydantic ``ValidationError``: ``"false"`` never arrives as a (truthy) string.
 
     A framework's own parameters (`written_by_the_model`) are left exactly as written and passed
-    through. A parameter that is a model takes its JSON text too, as with every way in: pydantic-ai,
-    which advertises a sole model parameter's fields at the top level, then advertises (and
-    validates) the model under the parameter's name; its `LenientToolset` keeps the top level.
+    through. A parameter that is a model takes its JSON text too, as with every way in, except the
+    one that stands for all the arguments: the only parameter the model writes, annotated with a
+    model class (a pydantic model, dataclass or TypedDict) itself. Its annotation becomes the lenient
+    class, so a framework that advertises that class's fields as the tool's own (pydantic-ai) still
+    does, and one that advertises it under its name still does that. ``sole_model_takes_json_text``
+    keeps the JSON-text form there too, for MCP servers, where a host may send an object behind a
+    ``$ref`` as text (FastMCP's `LenientMiddleware` passes it, as `make_lenient` maps the model).
     Async functions, methods, ``staticmethod``/``classmethod``, ``*args`` and ``**kwargs`` are
-    covered; the wrapper
-    keeps the name, docstring and ``__wrapped__``, and has the rewritten ``__signature__`` and
-    ``__annotations__``.
+    covered; the wrapper keeps the name, docstring and ``__wrapped__``, and has the rewritten
+    ``__signature__`` and ``__annotations__``.
 
     >>> from pydantic_lenient import lenient_tool, tool_catalog
     >>> @lenient_tool
@@ -115,7 +118,9 @@ def lenient_tool(function: _F) -> _F:
       [type=lenient_bool, input_value='no', input_type=str]
     """
     if isinstance(function, (staticmethod, classmethod)):
-        wrapped: Any = type(function)(lenient_tool(function.__func__))
+        wrapped: Any = type(function)(
+            lenient_tool(function.__func__, sole_model_takes_json_text=sole_model_takes_json_text)
+        )
         return typing.cast(_F, wrapped)
     try:
         hints = function_hints(function)
@@ -124,6 +129,7 @@ def lenient_tool(function: _F) -> _F:
     signature = inspect.signature(function)
     mapper = _Mapper()
     models = {name for name in signature.parameters if name in hints and written_by_the_model(hints[name])}
+    whole_arguments = None if sole_model_takes_json_text else _whole_arguments_model(signature, hints, models)
     annotations: dict[str, Any] = dict(hints)
     validated: dict[str, Any] = {}
     parameters = []
@@ -134,7 +140,8 @@ def lenient_tool(function: _F) -> _F:
         hint = hints[parameter.name]
         if parameter.name in models:
             hint, default = _constraints_from_default(hint, parameter.default)
-            lenient = mapper.map(hint)
+            # The arguments' own model stays a class: no JSON-text form (the arguments are an object).
+            lenient = mapper.map(hint, text=parameter.name != whole_arguments)
             if lenient is not hints[parameter.name] or default is not parameter.default:
                 annotations[parameter.name] = hint = lenient
                 parameter = parameter.replace(default=default)
@@ -256,6 +263,29 @@ class _ArgumentCheck:
         # An instance of the model a lenient model was made from (a direct call, a framework that
         # validated with the original) is read by its attributes.
         return {**arguments, **self.validator.validate_python(given, from_attributes=True)}
+
+
+def _whole_arguments_model(signature: inspect.Signature, hints: dict[str, Any], models: set[str]) -> str | None:
+    """The parameter that can stand for all of a tool's arguments, if any: the only one the model
+    writes (every other parameter annotated as a framework's), annotated with a model class itself
+    (a pydantic model, dataclass or TypedDict). A framework may advertise that class's fields as the
+    tool's own (pydantic-ai does), and recognises the parameter by its annotation being the class:
+    its lenient form is therefore the lenient class, never wrapped in ``Annotated``."""
+    if len(models) != 1:
+        return None
+    [name] = models
+    parameter = signature.parameters[name]
+    if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+        return None
+    if any(other not in hints for other in signature.parameters):  # an unannotated one is the model's too
+        return None
+    return name if _is_model_class(hints[name]) else None
+
+
+def _is_model_class(annotation: Any) -> bool:
+    if typing.get_origin(annotation) is not None or not isinstance(annotation, type):
+        return False
+    return issubclass(annotation, BaseModel) or dataclasses.is_dataclass(annotation) or is_typeddict(annotation)
 
 
 def _as_data(value: Any) -> Any:
