@@ -12,14 +12,12 @@ the annotation, except the README's listed exceptions. The default profile runs 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import importlib.util
 import itertools
 import json
 import os
 import re
 import sys
-import typing
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -29,7 +27,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError, create_model
-from typing_extensions import is_typeddict
 
 from pydantic_lenient import Lenient, input_schema, lenient_model, lenient_tool
 from pydantic_lenient.codemod import fix_source
@@ -85,11 +82,6 @@ def _import(directory: Path, source: str) -> ModuleType:
 class Ways(NamedTuple):
     plain: type[BaseModel]
     lenient: dict[str, type[BaseModel]]
-    # The one exception to one schema (docs/frameworks.md): a tool's only parameter, annotated with a
-    # model class itself, stands for all its arguments, and `lenient_tool` keeps it a class (the
-    # lenient model, without the JSON-text form) so that pydantic-ai still advertises its fields as
-    # the tool's own. What `lenient_tool` advertises then; None for every other annotation.
-    whole_arguments: type[BaseModel] | None
 
 
 def _ways(directory: Path, parameter: Parameter) -> Ways:
@@ -112,19 +104,7 @@ def _ways(directory: Path, parameter: Parameter) -> Ways:
         lenient["hand-written"] = model_from_function(
             _import(directory, module_source(parameter, hand_written=True)).tool
         )
-    hint = typing.get_type_hints(module.tool, include_extras=True)["value"]
-    whole_arguments = (
-        create_model("toolArguments", value=(lenient_model(hint), field.default)) if _is_model_class(hint) else None
-    )
-    return Ways(plain, lenient, whole_arguments)
-
-
-def _is_model_class(annotation: Any) -> bool:
-    return (
-        isinstance(annotation, type)
-        and typing.get_origin(annotation) is None
-        and (issubclass(annotation, BaseModel) or dataclasses.is_dataclass(annotation) or is_typeddict(annotation))
-    )
+    return Ways(plain, lenient)
 
 
 def _advertised(model: type[BaseModel], style: Any = DEFAULT_STYLE) -> dict[str, Any]:
@@ -310,12 +290,9 @@ def directory(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_way_in_advertises_the_same_schema(directory: Path, parameter: Parameter) -> None:
     ways = _ways(directory, parameter)
     for style in STYLES_CHECKED:
-        reference = _advertised(ways.lenient["Lenient[T]"], style)
+        reference = _advertised(ways.lenient["lenient_tool"], style)
         for way in _MAPPED:
-            expected = reference
-            if way == "lenient_tool" and ways.whole_arguments is not None:
-                expected = _advertised(ways.whole_arguments, style)
-            assert _advertised(ways.lenient[way], style) == expected, (way, style, parameter.written)
+            assert _advertised(ways.lenient[way], style) == reference, (way, style, parameter.written)
         for way in _WRITTEN:
             if way in ways.lenient:
                 written = _without_patterns(_without_null_text(_advertised(ways.lenient[way], style)))
@@ -437,13 +414,11 @@ def test_the_sdk_adapters_advertise_and_decide_as_the_other_ways(
     directory: Path, sdk: str, parameter: Parameter, data: st.DataObject
 ) -> None:
     """`make_lenient` (official SDK) and `LenientMiddleware` (FastMCP) with ``lenient_parameters=True``:
-    an in-process ``list_tools()`` advertises what `Lenient[T]` does, and an in-memory client's
-    call succeeds exactly when its model accepts, so the host's verdict is the server's. Both keep
-    the JSON-text form of a model that stands for all the arguments (FastMCP's adapter asks
-    `lenient_tool` for it), which a bare `lenient_tool` leaves out (docs/frameworks.md)."""
+    an in-process ``list_tools()`` advertises what `lenient_tool` does, and an in-memory client's
+    call succeeds exactly when `lenient_tool`'s model accepts, so the host's verdict is the server's."""
     values = data.draw(_values(parameter))
     module = _import(directory, module_source(parameter))
-    reference = _ways(directory, parameter).lenient["Lenient[T]"]
+    reference = _ways(directory, parameter).lenient["lenient_tool"]
     served = asyncio.run(asyncio.wait_for(_served(sdk, module.tool, values), timeout=60))
     advertised = _advertised(reference)
     assert served.schema == (_without_titles(advertised) if sdk == "fastmcp" else advertised), (sdk, parameter.written)

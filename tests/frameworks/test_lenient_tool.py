@@ -280,13 +280,13 @@ def book_beside(request: table.MeetingRequest, notify: bool = False) -> Any:
 def test_a_model_that_stands_for_all_the_arguments_stays_a_class(
     function: Any, fields: dict[str, Any], converted: dict[str, Any], refused: dict[str, Any]
 ) -> None:
-    """A tool's only model-written parameter, annotated with a model class, keeps a class annotation
-    (the lenient class), as frameworks that advertise its fields as the tool's own (pydantic-ai)
-    recognise it. Its arguments are an object there, so it takes no JSON text, and the wrapper
-    validates what the signature says."""
+    """With ``keep_model_class=True``, a tool's only model-written parameter, annotated with a model
+    class, keeps a class annotation (the lenient class), as frameworks that advertise its fields as
+    the tool's own (pydantic-ai) recognise it. Its arguments are an object there, so it takes no
+    JSON text, and the wrapper validates what the signature says."""
     name = [*inspect.signature(function).parameters][-1]
     model = inspect.get_annotations(function, eval_str=True)[name]
-    decorated = lenient_tool(function)
+    decorated = lenient_tool(function, keep_model_class=True)
     assert inspect.signature(decorated).parameters[name].annotation is lenient_model(model) is not model
     assert decorated.__annotations__[name] is lenient_model(model)
     assert TypeAdapter(lenient_model(model)).json_schema()["type"] == "object"
@@ -305,6 +305,12 @@ def test_a_model_that_stands_for_all_the_arguments_stays_a_class(
         decorated(*arguments, refused)
     with pytest.raises(ValidationError):  # as advertised: the arguments are an object
         decorated(*arguments, TypeAdapter(model).dump_json(TypeAdapter(model).validate_python(converted)).decode())
+
+
+def test_by_default_a_sole_model_takes_its_json_text_too() -> None:
+    decorated = lenient_tool(table.book_meeting)
+    assert decorated('{"title": "Review", "minutes": "45"}') is not None
+    assert table.last_received()["request"].minutes == 45  # type: ignore[index]
 
 
 def test_a_model_beside_other_arguments_also_takes_its_json_text() -> None:

@@ -48,6 +48,13 @@ The `portable` style is the one every profiled host lists, that delivers every i
 the exceptions below, and that does no worse than the plain server on any host, value by value
 (tests/hosts/test_host_matrix.py). It is the default: a tool lists in it when no `style` is given.
 
+The shape a tool lists is the one its way in writes. `input_schema`, the catalog, `lenient_tool`'s
+adapters, `make_lenient`, `LenientMiddleware` and the proxy write `portable`. Hand-written lenient
+types served by an SDK with no adapter list pydantic's own `model_json_schema()`, the `any-of` shape
+([Schema styles](styles.md)), and there Cursor refuses a native number for an integer (it reads an
+`integer` branch inside `anyOf` as never matching `typeof`): serve them through `make_lenient` or
+`LenientMiddleware`, which restyle the listing, or check them with `catalog --check --host cursor`.
+
 Check your own tools on the hosts you care about with
 `pydantic-lenient catalog TOOLS --check --host cursor,gemini-cli` or
 `pydantic_lenient.testing.assert_works_on_host` ([Tool catalogs](catalog.md#checking-the-tools-on-hosts)).

@@ -213,8 +213,7 @@ def _make_parameters_lenient(tool: Tool) -> None:
     if function is None or getattr(function, _PATCHED, False) or function in _LEFT_PLAIN:
         return
     try:
-        # MCP hosts may send an object behind a $ref as text: a sole model parameter keeps that form.
-        lenient = lenient_tool(function, sole_model_takes_json_text=True)
+        lenient = lenient_tool(function)
         parameters = ParsedFunction.from_function(lenient).input_schema
     except Exception as error:  # a way in never makes a tool worse than plain: this one stays plain
         _LEFT_PLAIN.add(function)

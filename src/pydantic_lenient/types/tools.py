@@ -76,7 +76,7 @@ def written_by_the_model(annotation: Any) -> bool:
     return True
 
 
-def lenient_tool(function: _F, *, sole_model_takes_json_text: bool = False) -> _F:
+def lenient_tool(function: _F, *, keep_model_class: bool = False) -> _F:
     """Decorator: ``function`` with every parameter the model writes taking its lenient form.
 
     Frameworks that build a tool's input from the signature (the MCP SDK, FastMCP, pydantic-ai, the
@@ -87,13 +87,13 @@ def lenient_tool(function: _F, *, sole_model_takes_json_text: bool = False) -> _
     pydantic ``ValidationError``: ``"false"`` never arrives as a (truthy) string.
 
     A framework's own parameters (`written_by_the_model`) are left exactly as written and passed
-    through. A parameter that is a model takes its JSON text too, as with every way in, except the
-    one that stands for all the arguments: the only parameter the model writes, annotated with a
-    model class (a pydantic model, dataclass or TypedDict) itself. Its annotation becomes the lenient
-    class, so a framework that advertises that class's fields as the tool's own (pydantic-ai) still
-    does, and one that advertises it under its name still does that. ``sole_model_takes_json_text``
-    keeps the JSON-text form there too, for MCP servers, where a host may send an object behind a
-    ``$ref`` as text (FastMCP's `LenientMiddleware` passes it, as `make_lenient` maps the model).
+    through. A parameter that is a model takes its JSON text too, as with every way in: an MCP host
+    may send an object behind a ``$ref`` as text. ``keep_model_class=True`` keeps the one model that
+    stands for all the arguments (the only parameter the model writes, annotated with a pydantic
+    model, dataclass or TypedDict class itself) annotated with a class, the lenient one, without that
+    JSON-text form: pydantic-ai then advertises its fields at the top level, as for the undecorated
+    tool (``lenient_tool(book, keep_model_class=True)``; `LenientToolset` does the same for a whole
+    toolset), and the other frameworks still nest it under its name.
     Async functions, methods, ``staticmethod``/``classmethod``, ``*args`` and ``**kwargs`` are
     covered; the wrapper keeps the name, docstring and ``__wrapped__``, and has the rewritten
     ``__signature__`` and ``__annotations__``.
@@ -119,7 +119,7 @@ def lenient_tool(function: _F, *, sole_model_takes_json_text: bool = False) -> _
     """
     if isinstance(function, (staticmethod, classmethod)):
         wrapped: Any = type(function)(
-            lenient_tool(function.__func__, sole_model_takes_json_text=sole_model_takes_json_text)
+            lenient_tool(function.__func__, keep_model_class=keep_model_class)
         )
         return typing.cast(_F, wrapped)
     try:
@@ -129,7 +129,7 @@ def lenient_tool(function: _F, *, sole_model_takes_json_text: bool = False) -> _
     signature = inspect.signature(function)
     mapper = _Mapper()
     models = {name for name in signature.parameters if name in hints and written_by_the_model(hints[name])}
-    whole_arguments = None if sole_model_takes_json_text else _whole_arguments_model(signature, hints, models)
+    whole_arguments = _whole_arguments_model(signature, hints, models) if keep_model_class else None
     annotations: dict[str, Any] = dict(hints)
     validated: dict[str, Any] = {}
     parameters = []
