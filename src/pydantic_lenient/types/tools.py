@@ -118,9 +118,7 @@ def lenient_tool(function: _F, *, keep_model_class: bool = False) -> _F:
       [type=lenient_bool, input_value='no', input_type=str]
     """
     if isinstance(function, (staticmethod, classmethod)):
-        wrapped: Any = type(function)(
-            lenient_tool(function.__func__, keep_model_class=keep_model_class)
-        )
+        wrapped: Any = type(function)(lenient_tool(function.__func__, keep_model_class=keep_model_class))
         return typing.cast(_F, wrapped)
     try:
         hints = function_hints(function)
