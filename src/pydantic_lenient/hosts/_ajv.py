@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ("AjvCompileError", "AjvOptions", "ajv_validate", "js_equal", "js_number_from_string")
+__all__ = ("AjvCompileError", "AjvOptions", "ajv_validate", "js_equal", "js_number_from_string", "json_copy")
 
 
 class AjvCompileError(ValueError):
@@ -312,7 +312,7 @@ class _Compiled:
         if keyword == "enum":
             return any(js_equal(holder[key], option) for option in argument)
         if keyword == "not":
-            return not self.valid(argument, [_copy(holder[key])], 0)
+            return not self.valid(argument, [json_copy(holder[key])], 0)
         if keyword == "anyOf":
             return any(self.valid(branch, holder, key) for branch in argument)
         if keyword == "oneOf":
@@ -376,7 +376,7 @@ class _Compiled:
                 if not self.valid(items, value, index):
                     return False
         contains = schema.get("contains")
-        return contains is None or any(self.valid(contains, [_copy(item)], 0) for item in value)
+        return contains is None or any(self.valid(contains, [json_copy(item)], 0) for item in value)
 
     def object(self, schema: Mapping[str, Any], value: dict[str, Any]) -> bool:
         if _is_number(schema.get("maxProperties")) and len(value) > schema["maxProperties"]:
@@ -414,11 +414,12 @@ def _members(schema: Mapping[str, Any], keyword: str) -> dict[str, Any]:
     return members if isinstance(members, dict) else {}
 
 
-def _copy(value: Any) -> Any:
+def json_copy(value: Any) -> Any:
+    """A copy of a JSON value (its lists and objects), which a host's pass may then change in place."""
     if isinstance(value, list):
-        return [_copy(item) for item in value]
+        return [json_copy(item) for item in value]
     if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
+        return {key: json_copy(item) for key, item in value.items()}
     return value
 
 
@@ -442,7 +443,7 @@ def ajv_validate(schema: Mapping[str, Any], value: Any, options: AjvOptions) -> 
     Raises `AjvCompileError` where Ajv's ``compile`` throws.
     """
     compiled = _Compiled(schema, options)
-    holder = [_copy(value)]
+    holder = [json_copy(value)]
     return compiled.valid(schema, holder, 0), holder[0]
 
 

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._ajv import json_copy
+
 __all__ = ("Call", "HostProfile", "Listing", "nullable_properties", "property_schemas", "resolve")
 
 
@@ -69,7 +71,7 @@ class HostProfile:
 
     def listing(self, input_schema: Mapping[str, Any]) -> Listing:
         try:
-            schema = self.rewrite(_copy(dict(input_schema)))
+            schema = self.rewrite(json_copy(dict(input_schema)))
             reasons = tuple(self.refusals(schema))
         except RecursionError:  # the host's own walk would overflow its stack too
             return Listing(False, dict(input_schema), (_TOO_DEEP,))
@@ -85,7 +87,7 @@ class HostProfile:
         if not listing.accepted:
             return Call(None, "the host does not list the tool")
         try:
-            call = self.transform(listing.schema, _copy(dict(arguments)))
+            call = self.transform(listing.schema, json_copy(dict(arguments)))
         except RecursionError:  # a JS host throws RangeError where Python throws this
             return Call(None, _TOO_DEEP)
         if call.arguments is None:
@@ -99,14 +101,6 @@ class HostProfile:
 
 
 _TOO_DEEP = "nested deeper than the host's stack"
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_copy(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
-    return value
 
 
 def resolve(schema: Any, root: Mapping[str, Any], depth: int = 0) -> Any:

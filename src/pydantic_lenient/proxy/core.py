@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from pydantic_lenient.observe.otel import LenientTelemetry
     from pydantic_lenient.observe.recorder import OutcomeRecorder
     from pydantic_lenient.schema.styles import Style
+
+    from .relay import Routed
 
 __all__ = ("ClientInput", "ClientOutput", "Proxy", "ProxyOptions")
 
@@ -150,13 +153,9 @@ class Proxy:
     def client_lines(self, lines: list[bytes]) -> None:
         """The host sent ``lines`` (each a message ending in ``\\n``)."""
         holding = self.relay.held is not None
-        upstream, client = [], []
-        for line in lines:
-            routed = self.relay.from_client(line)
-            upstream.append(routed.upstream)
-            client.append(routed.client)
-        self.send_upstream(b"".join(upstream))
-        self.send_client(b"".join(client))
+        upstream, client = _each_routed(lines, self.relay.from_client)
+        self.send_upstream(upstream)
+        self.send_client(client)
         if not holding and self.relay.held is not None:  # the proxy lists the tools: wait for it, not for ever
             asyncio.get_running_loop().call_later(_LIST_WAIT, self._release, self.relay.held)
 
@@ -168,13 +167,9 @@ class Proxy:
             self.send_client(routed.client)
 
     def upstream_lines(self, lines: list[bytes]) -> None:
-        upstream, client = [], []
-        for line in lines:
-            routed = self.relay.from_upstream(line)
-            upstream.append(routed.upstream)
-            client.append(routed.client)
-        self.send_client(b"".join(client))
-        self.send_upstream(b"".join(upstream))
+        upstream, client = _each_routed(lines, self.relay.from_upstream)
+        self.send_client(client)
+        self.send_upstream(upstream)
         self._finish_when_answered()
 
     def owes(self, request_id: Any) -> bool:
@@ -286,3 +281,13 @@ class Proxy:
 
 def _loop_time() -> float:
     return asyncio.get_running_loop().time()
+
+
+def _each_routed(lines: list[bytes], route: Callable[[bytes], Routed]) -> tuple[bytes, bytes]:
+    """Each line through the relay: what goes upstream, and what goes back to the client, each joined."""
+    upstream, client = [], []
+    for line in lines:
+        routed = route(line)
+        upstream.append(routed.upstream)
+        client.append(routed.client)
+    return b"".join(upstream), b"".join(client)
