@@ -7,7 +7,7 @@ requires pydantic>=2.12.0), so the lowest pins are two sessions:
 
 - `lowest`: Python 3.10 with pydantic 2.11.0, pydantic-core 2.33.0 and annotated-types 0.7.0, and
   every test dependency that installs beside them; the SDKs' tests skip, as on a core install.
-- `lowest_sdks`: Python 3.10 with mcp 2.1.0, fastmcp 4.0.11 and httpx2 2.10.0.
+- `lowest_sdks`: Python 3.10 with mcp 2.1.0, fastmcp 4.0.11 and httpx2 2.12.0.
 - `newest`: the newest Python with the newest release of everything.
 
 Two more sessions, run by name, test the agent frameworks `[test]` leaves out (docs/frameworks.md):
@@ -35,8 +35,9 @@ NEEDS_NEWER_PYDANTIC = frozenset(
 )
 # The lowest releases that pass (bisected): mcp.Client takes StdioServerParameters from mcp 2.1.0; before
 # 4.0.11 FastMCP wraps an optional parameter's schema in a second anyOf with null, which the styles keep.
-# httpx2 for the proxy's --url. pydantic as pip resolves it (mcp needs >=2.12.0).
-LOWEST_SDKS = ("mcp==2.1.0", "fastmcp==4.0.11", "httpx2==2.10.0")
+# httpx2 for the proxy's --url: from 2.12.0 it decompresses a piece at a time (a gzip bomb stays bounded).
+# pydantic as pip resolves it (mcp needs >=2.12.0).
+LOWEST_SDKS = ("mcp==2.1.0", "fastmcp==4.0.11", "httpx2==2.12.0")
 # The fast profile, whatever the caller's environment says; and the end-to-end trace test (Phoenix)
 # runs once, in CI's main run, not again on every version.
 FAST = {"HYPOTHESIS_PROFILE": "default", "PYDANTIC_LENIENT_REQUIRE_OTLP": "", "PYDANTIC_LENIENT_PHOENIX": ""}
