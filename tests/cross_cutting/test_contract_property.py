@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError, create_model
 
-from pydantic_lenient import Lenient, input_schema, lenient_model, lenient_tool
+from pydantic_lenient import Lenient, apply_style, input_schema, lenient_model, lenient_tool
 from pydantic_lenient.codemod import fix_source
 from pydantic_lenient.repair import Repairer
 from pydantic_lenient.schema.catalog import model_from_function
@@ -300,8 +300,12 @@ def test_every_way_in_advertises_the_same_schema(directory: Path, parameter: Par
             assert _advertised(ways.lenient[way], style) == reference, (way, style, parameter.written)
         for way in _WRITTEN:
             if way in ways.lenient:
-                written = _without_patterns(_without_null_text(_advertised(ways.lenient[way], style)))
-                assert written == _without_patterns(_without_null_text(reference)), (way, style, parameter.written)
+                # Restyled once the null text is gone: its own branch kept an anyOf the style would merge.
+                written = _without_patterns(
+                    apply_style(_without_null_text(_advertised(ways.lenient[way], style)), style)
+                )
+                expected = _without_patterns(apply_style(_without_null_text(reference), style))
+                assert written == expected, (way, style, parameter.written)
 
 
 @_EXAMPLES

@@ -92,7 +92,9 @@ def _admit_null_text(schema: JsonSchemaValue) -> tuple[JsonSchemaValue, bool]:
         return schema, False
     widened = dict(schema)
     admitted = False
-    if isinstance(widened.get("pattern"), str) and widened.get("type") == "string":
+    if widened.get("type") == "string" and not _string_keywords_admit_null(widened):
+        pass  # its lengths or format refuse the text: a branch of its own takes it (the caller's)
+    elif isinstance(widened.get("pattern"), str) and widened.get("type") == "string":
         widened["pattern"] = pattern_with_null(widened["pattern"])
         admitted = True
     elif isinstance(widened.get("enum"), list):
@@ -108,6 +110,13 @@ def _admit_null_text(schema: JsonSchemaValue) -> tuple[JsonSchemaValue, bool]:
         widened["anyOf"] = [branch for branch, _ in branches]
         admitted = admitted or any(taken for _, taken in branches)
     return widened, admitted
+
+
+def _string_keywords_admit_null(schema: JsonSchemaValue) -> bool:
+    """Whether a string schema's keywords other than ``pattern`` let ``"null"`` through: its
+    lengths (four characters), and no ``format`` (a host may assert it)."""
+    lower, upper = schema.get("minLength", 0), schema.get("maxLength", len(NULL_TEXT))
+    return "format" not in schema and lower <= len(NULL_TEXT) <= upper
 
 
 def takes_strings(member: Any) -> bool:
