@@ -32,7 +32,7 @@ from pydantic_lenient import Lenient, apply_style, input_schema, lenient_model, 
 from pydantic_lenient.codemod import fix_source
 from pydantic_lenient.repair import Repairer
 from pydantic_lenient.schema.catalog import model_from_function
-from pydantic_lenient.schema.styles import DEFAULT_STYLE
+from pydantic_lenient.schema.styles import DEFAULT_STYLE, Style
 from pydantic_lenient.schema.widen import widen_schema
 from pydantic_lenient.testing import host_validator
 from tests.annotation_strategies import Annotation, Parameter, module_source, parameters
@@ -59,7 +59,7 @@ _ANNOTATED: Any = Annotated  # subscripted with run-time values
 _LENIENT: Any = Lenient
 # The mapping's ways in: one mapping, so one schema, exactly.
 # The default (portable) and the two styles it is built from; `strict` advertises only the canonical forms.
-STYLES_CHECKED = ("portable", "type-array", "any-of")
+STYLES_CHECKED: tuple[Style, ...] = ("portable", "type-array", "any-of")
 _MAPPED = ("Lenient[T]", "lenient_tool", "lenient_model")
 # The ways written as source (the codemod's output, the hand-written types).
 _WRITTEN = ("fix: tool", "fix: model", "hand-written")
