@@ -74,17 +74,16 @@ def remote_server() -> Iterator[str]:
         yield url
 
 
+def _started(command: list[str]) -> subprocess.Popen[str]:
+    """``command`` started with its stderr (where it says its port) piped, and stdout discarded."""
+    return subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=_environment())
+
+
 @contextmanager
 def serving_url(command: list[str]) -> Iterator[str]:
     """The ``/mcp`` URL of a loopback server ``command`` starts (it prints ``port N`` on stderr),
     stopped when done."""
-    process = subprocess.Popen(
-        command,
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-        env=_environment(),
-    )
+    process = _started(command)
     drain = None
     try:
         port = _port_of(process, r"^port ([0-9]+)")
@@ -121,13 +120,7 @@ def gateway(config: dict[str, Any], directory: Path, workers: int = 1) -> Iterat
     upstream is up."""
     path = directory / "gateway.json"
     path.write_text(json.dumps(config), encoding="utf-8")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pydantic_lenient", "serve", str(path), "--workers", str(workers)],
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-        env=_environment(),
-    )
+    process = _started([sys.executable, "-m", "pydantic_lenient", "serve", str(path), "--workers", str(workers)])
     drain = None
     try:
         port = _port_of(process, r"gateway on http://127\.0\.0\.1:([0-9]+)")

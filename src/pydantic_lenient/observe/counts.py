@@ -157,6 +157,13 @@ class _ClientCalls:
     changed: int = 0  # calls the normalizer or repair changed
 
 
+def _add_verdicts(counts: _Calls | _ClientCalls, saved: ToolCalls | ClientCalls | HourCalls) -> None:
+    """Add a saved count of calls taken, refused and failed to the same counts kept here."""
+    counts.ok += saved.ok
+    counts.refused += saved.refused
+    counts.error += saved.error
+
+
 def _prune_hours(hourly: dict[int, Any], max_hours: int) -> None:
     if len(hourly) > max_hours:
         for hour in sorted(hourly)[: len(hourly) - max_hours]:
@@ -306,9 +313,7 @@ class OutcomeCounts:
         tools, the oldest hours and the least recently seen patterns and pairs go."""
         for tool_calls in saved.tools:  # added up in full, then bounded: a tool kept keeps all its calls
             calls = _touch(self._tools, tool_calls.tool, _Calls, len(self._tools) + 1)
-            calls.ok += tool_calls.ok
-            calls.refused += tool_calls.refused
-            calls.error += tool_calls.error
+            _add_verdicts(calls, tool_calls)
             calls.duration_ms += tool_calls.duration_ms
         while len(self._tools) > self.max_patterns:
             del self._tools[next(iter(self._tools))]
@@ -316,17 +321,12 @@ class OutcomeCounts:
             by_client = _touch(self._clients, client_calls.client, _ClientCalls, len(self._clients) + 1)
             by_client.version = client_calls.version or by_client.version
             by_client.host = client_calls.host
-            by_client.ok += client_calls.ok
-            by_client.refused += client_calls.refused
-            by_client.error += client_calls.error
+            _add_verdicts(by_client, client_calls)
             by_client.changed += client_calls.changed
         while len(self._clients) > self.max_patterns:
             del self._clients[next(iter(self._clients))]
         for hour_calls in saved.hourly:
-            calls = self._hourly.setdefault(int(hour_calls.start), _Calls())
-            calls.ok += hour_calls.ok
-            calls.refused += hour_calls.refused
-            calls.error += hour_calls.error
+            _add_verdicts(self._hourly.setdefault(int(hour_calls.start), _Calls()), hour_calls)
         _prune_hours(self._hourly, self.max_hours)
         for pattern in saved.patterns:
             key = _PatternKey(pattern.tool, pattern.param, pattern.error_type, pattern.shape)
