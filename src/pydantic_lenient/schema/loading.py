@@ -147,7 +147,12 @@ def _import(location: str) -> Any:
                 raise TargetError(f"cannot import {location}: no loader for this file")
             module = importlib.util.module_from_spec(spec)
             sys.modules[spec.name] = module
-            spec.loader.exec_module(module)
+            # As `python path/to/file.py` would, leave no __pycache__ beside the file.
+            writes_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+            try:
+                spec.loader.exec_module(module)
+            finally:
+                sys.dont_write_bytecode = writes_bytecode
             return module
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())
