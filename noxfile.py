@@ -7,7 +7,8 @@ requires pydantic>=2.12.0), so the lowest pins are two sessions:
 
 - `lowest`: Python 3.10 with pydantic 2.11.0, pydantic-core 2.33.0 and annotated-types 0.7.0, and
   every test dependency that installs beside them; the SDKs' tests skip, as on a core install.
-- `lowest_sdks`: Python 3.10 with mcp 2.1.0, fastmcp 4.0.11 and httpx2 2.12.0.
+- `lowest_sdks`: Python 3.10 with mcp 2.1.0, fastmcp 4.0.11 and httpx2 2.12.0, on the test modules
+  that use them.
 - `newest`: the newest Python with the newest release of everything.
 
 Two more sessions, run by name, test the agent frameworks `[test]` leaves out (docs/frameworks.md):
@@ -20,6 +21,7 @@ Two more sessions, run by name, test the agent frameworks `[test]` leaves out (d
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import nox
 
@@ -70,10 +72,24 @@ def lowest(session: nox.Session) -> None:
 
 @nox.session(python=LOWEST_PYTHON)
 def lowest_sdks(session: nox.Session) -> None:
-    """Python 3.10 with the lowest mcp, fastmcp and httpx2 the extras claim."""
+    """Python 3.10 with the lowest mcp, fastmcp and httpx2 the extras claim, on the tests that use
+    them (`lowest` runs the rest on Python 3.10)."""
     session.install("-e", ".[test]", *LOWEST_SDKS)
     session.run("python", "-m", "pip", "freeze")
-    session.run("python", "-m", "pytest", *session.posargs, env=LOWEST_ENV)
+    session.run("python", "-m", "pytest", *(session.posargs or _sdk_test_files()), env=LOWEST_ENV)
+
+
+# How a test module names an SDK: `require("mcp...")` (tests/sdks.py), or an import of one.
+_USES_AN_SDK = re.compile(
+    r'require\("(?:mcp|fastmcp|httpx2)|^\s*(?:import|from) (?:mcp|fastmcp|httpx2)\b', re.MULTILINE
+)
+
+
+def _sdk_test_files() -> list[str]:
+    """The test modules that use the MCP SDK, FastMCP or httpx2 (the proxy's remote transport)."""
+    return sorted(
+        str(path) for path in Path("tests").rglob("test_*.py") if _USES_AN_SDK.search(path.read_text(encoding="utf-8"))
+    )
 
 
 @nox.session(python=NEWEST_PYTHON)

@@ -243,12 +243,11 @@ def server_verdict_json(model: type[BaseModel], arguments: dict[str, Any]) -> Ve
 def is_portable_exception(value: Any, verdict: Verdict) -> bool:
     """The portable style's listed exception (docs/guarantees.md, 8): a JSON number that is no
     integer, or an integer between an integer enum's members, which its ``number`` branch or its
-    range admits and the model refuses clearly."""
+    range admits and the model refuses clearly (beside, in a union, its other members' errors)."""
     return (
         isinstance(value, (int, float))
         and not isinstance(value, bool)
-        and len(verdict.errors) == 1
-        and verdict.errors[0]["type"] in ("lenient_int", "int_from_float", "literal_error", "enum")
+        and any(error["type"] in ("lenient_int", "int_from_float", "literal_error", "enum") for error in verdict.errors)
     )
 
 

@@ -285,7 +285,8 @@ def test_pydantic_ai_tool_definitions_come_out_widened() -> None:
 
     definition = agent._function_toolset.tools["search"].tool_def
     limit = definition.parameters_json_schema["properties"]["limit"]
-    assert {branch.get("type") for branch in limit["anyOf"]} == {"integer", "string", "null"}
+    # The lenient type's part of the portable shape, under pydantic-ai's own generator (issue 33).
+    assert {branch.get("type") for branch in limit["anyOf"]} == {"number", "string", "null"}
     # asyncio.run closes its loop; run_sync would leave one for a later test's garbage collection.
     assert asyncio.run(_run(agent, "go")) == '{"search":"a: limit=None dry_run=False"}'
     from pydantic_ai.profiles.openai import OpenAIJsonSchemaTransformer

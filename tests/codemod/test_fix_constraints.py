@@ -232,7 +232,9 @@ def test_the_fixed_shape_checks_its_bounds_natively(fixed: Callable[[Shape], Fix
 
 def test_the_old_placements_are_what_the_checks_catch() -> None:
     """The checks above fail on what `fix` used to write, so they can fail."""
-    leaking = create_model("Leaking", value=(_LENIENT[int | None], Field(None, ge=1, le=500)))
+    # A bare Optional of a lenient type: `Lenient[int | None]` there would move pydantic's names onto
+    # the number branch when it writes its part of the portable shape (its pattern stays wide).
+    leaking = create_model("Leaking", value=(_LENIENT[int] | None, Field(None, ge=1, le=500)))
     assert _non_keywords(leaking.model_json_schema()) == ["ge", "le"]
     assert sorted(_python_bound_checks(TypeAdapter(leaking).core_schema)) == [
         "greater_than_or_equal_validator",

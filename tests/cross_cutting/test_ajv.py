@@ -74,7 +74,8 @@ def test_ajv_and_the_model_agree_on_every_value(ajv: AjvRunner) -> None:
         model = models[name, optional]
         for value, host_accepts in zip(CORPUS, result["verdicts"], strict=True):
             verdict = server_verdict(model, {"value": value})
-            if not agrees(host_accepts, value, verdict):
+            # pydantic's own generator: the types write their part of the portable shape (issue 33).
+            if not agrees(host_accepts, value, verdict, portable=source == "pydantic-default"):
                 disagreements.append((name, optional, source, draft, value, host_accepts, verdict.errors))
     assert not disagreements, disagreements[:10]
 

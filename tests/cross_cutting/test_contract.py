@@ -49,7 +49,8 @@ def test_host_accepts_exactly_what_the_model_accepts(name: str, optional: bool, 
     verdict = server_verdict(_model(name, optional), arguments)
     for draft in ("2020-12", "07"):
         host_accepts = _host(name, optional, source, draft).is_valid(arguments)
-        assert agrees(host_accepts, value, verdict), (
+        # pydantic's own generator: the types write their part of the portable shape (issue 33).
+        assert agrees(host_accepts, value, verdict, portable=source == "pydantic-default"), (
             f"draft {draft}: host {'accepts' if host_accepts else 'rejects'} {value!r}, "
             f"model says {verdict.errors or 'ok'}"
         )

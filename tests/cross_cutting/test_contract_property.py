@@ -19,6 +19,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
 from typing import Annotated, Any, NamedTuple
@@ -27,6 +28,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError, create_model
+from pydantic_core import to_jsonable_python
 
 from pydantic_lenient import Lenient, apply_style, input_schema, lenient_model, lenient_tool
 from pydantic_lenient.codemod import fix_source
@@ -253,10 +255,21 @@ def _portable_item_text(model: type[BaseModel], schema: dict[str, Any], argument
     if not _holds_text_in_an_array(arguments):
         return False
     try:
-        canonical = model.model_validate(arguments).model_dump(mode="json", include=set(arguments))
+        taken = model.model_validate(arguments).model_dump(include=set(arguments))
     except ValidationError:
         return False
-    return host_validator(schema).is_valid(canonical)
+    return host_validator(schema).is_valid(to_jsonable_python(_decimals_as_numbers(taken)))
+
+
+def _decimals_as_numbers(value: Any) -> Any:
+    """A Decimal as the JSON number it is (pydantic writes it as text, which no ``number`` item takes)."""
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return [_decimals_as_numbers(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _decimals_as_numbers(item) for key, item in value.items()}
+    return value
 
 
 def _holds_text_in_an_array(value: Any, in_array: bool = False) -> bool:

@@ -183,8 +183,9 @@ def _schema(model: type[BaseModel], style: str) -> dict[str, Any]:
     return input_schema(model, style=style)  # type: ignore[arg-type]
 
 
-def _agrees(name: str, host_accepts: bool, value: Any, verdict: Verdict) -> bool:
-    if agrees(host_accepts, value, verdict):
+def _agrees(name: str, host_accepts: bool, value: Any, verdict: Verdict, style: str) -> bool:
+    # pydantic's own generator: the types write their part of the portable shape (issue 33).
+    if agrees(host_accepts, value, verdict, portable=style == "pydantic-default"):
         return True
     # Hosts do not check JSON text's content (the README's listed exception 4).
     return name.endswith(("[list[int]]]", ": numbers")) and host_accepts and isinstance(value, str)
@@ -213,7 +214,7 @@ def test_host_and_server_agree_on_every_value(name: str, style: str, value: Any)
             assert model.model_validate({"value": value}).value == value  # type: ignore[attr-defined]
         return
     host_accepts = bool(host_validator(_schema(model, style)).is_valid({"value": value}))
-    assert _agrees(name, host_accepts, value, server_verdict(model, {"value": value})), (host_accepts, value)
+    assert _agrees(name, host_accepts, value, server_verdict(model, {"value": value}), style), (host_accepts, value)
 
 
 CORPUS: list[Any] = [
@@ -264,7 +265,7 @@ def test_ajv_and_the_server_agree(ajv: AjvRunner) -> None:
             if name in STRING_FIELDS and value != "null":  # plain pydantic, as it decides
                 continue
             verdict = server_verdict(MODELS[name], {"value": value})
-            if not _agrees(name, host_accepts, value, verdict):
+            if not _agrees(name, host_accepts, value, verdict, style):
                 disagreements.append((name, style, draft, value, host_accepts, verdict.errors))
     assert not disagreements, disagreements[:10]
     null_verdicts = {

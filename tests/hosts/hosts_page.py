@@ -37,10 +37,12 @@ The host matrix serves each tool of a table of real signatures and annotation sh
 ({tools} tools) in each shape, then sends every intended value through each host, in the forms
 models really emit: the native value, digit strings, `"false"`, JSON text, `null` and `"null"`,
 a value out of range, and the parameter left out. *plain* is the tool with no library (pydantic's
-own schema, as FastMCP serves it), the baseline; the others are the library's styles
-(`style=...`). Each cell counts the tools the host lists, then the values that arrive **right**
-(or are refused, clearly, when they must be), are **refused** with an error, or arrive **wrong**
-(as another value).
+own schema, as FastMCP serves it), the baseline. The styles (`style=...`) are served by a way in
+that knows the client (`make_lenient`, `LenientMiddleware`, the proxy); *hand-written* is the
+parameter annotated `Lenient[...]` in the tool itself, listed by pydantic's own
+`model_json_schema()` as an SDK with no adapter lists it. Each cell counts the tools the host
+lists, then the values that arrive **right** (or are refused, clearly, when they must be), are
+**refused** with an error, or arrive **wrong** (as another value).
 
 {table}
 
@@ -48,12 +50,17 @@ The `portable` style is the one every profiled host lists, that delivers every i
 the exceptions below, and that does no worse than the plain server on any host, value by value
 (tests/hosts/test_host_matrix.py). It is the default: a tool lists in it when no `style` is given.
 
-The shape a tool lists is the one its way in writes. `input_schema`, the catalog, `lenient_tool`'s
-adapters, `make_lenient`, `LenientMiddleware` and the proxy write `portable`. Hand-written lenient
-types served by an SDK with no adapter list pydantic's own `model_json_schema()`, the `any-of` shape
-([Schema styles](styles.md)), and there Cursor refuses a native number for an integer (it reads an
-`integer` branch inside `anyOf` as never matching `typeof`): serve them through `make_lenient` or
-`LenientMiddleware`, which restyle the listing, or check them with `catalog --check --host cursor`.
+The lenient types write it too. Under pydantic's own generator (an SDK's `model_json_schema()`, with
+no adapter), each lenient type writes its own part of the portable shape; the parts pydantic writes
+around it stay pydantic's, so *hand-written* lists every tool on every host and never does worse
+than plain, and `make_lenient`, `LenientMiddleware` or the proxy complete the shape (a plain
+`Optional[str]` there keeps pydantic's `anyOf`, which VS Code's Ajv turns from `null` into `""`).
+
+Cursor sends a parameter the model left out as `""` when it is optional and nullable
+(cursor/cursor#3614). Where `""` is none of the parameter's values (a number, a boolean, a list, a
+`Literal`, a date), a way in that knows the client (`clientInfo.name` `cursor-vscode`) reads it as
+left out, so the default applies (`HostProfile.as_meant`); a text parameter keeps `""`, which may be
+meant as itself. A server with no adapter cannot know the host, and refuses `""` clearly.
 
 Check your own tools on the hosts you care about with
 `pydantic-lenient catalog TOOLS --check --host cursor,gemini-cli` or

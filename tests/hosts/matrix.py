@@ -1,9 +1,13 @@
 """The host matrix (issue 33): every host profile by every shape by every tool by every intended value.
 
 A tool is one parameter, ``value``, from the real signatures (tests/real_signatures.py) or from the
-annotation shapes people write (`SHAPES_PEOPLE_WRITE`). It is served five ways: plainly, with no
-library (the baseline: pydantic's own schema and lax validation, as FastMCP serves it), and through
-`lenient_tool` in each style (``type-array``, ``any-of``, ``strict``, ``portable``).
+annotation shapes people write (`SHAPES_PEOPLE_WRITE`). It is served six ways: plainly, with no
+library (the baseline: pydantic's own schema and lax validation, as FastMCP serves it); through
+`lenient_tool` in each style (``type-array``, ``any-of``, ``strict``, ``portable``), as a way in that
+knows the client serves it (`make_lenient`, `LenientMiddleware`, the proxy), which reads a host's
+writing of "left out" back (`HostProfile.as_meant`); and ``hand-written``: the parameter annotated
+``Lenient[...]`` in the tool itself and listed by pydantic's own ``model_json_schema()``, as an SDK
+with no adapter serves it.
 
 For each intended value the model emits one of the forms models really write (the native value,
 digit strings, ``"false"``, JSON text, ``null`` and ``"null"``, a value out of range, and an unset
@@ -36,7 +40,9 @@ from pydantic_lenient.hosts import PROFILES, HostProfile
 from pydantic_lenient.schema.catalog import model_from_function
 from tests.real_signatures import SIGNATURES
 
-SHAPES = ("plain", "type-array", "any-of", "strict", "portable")
+SHAPES = ("plain", "type-array", "any-of", "strict", "portable", "hand-written")
+STYLED = ("type-array", "any-of", "strict", "portable")
+"""The shapes a way in that knows the client writes."""
 VERDICTS = ("right", "refused", "wrong", "unlisted")
 
 SHAPES_PEOPLE_WRITE: tuple[str, ...] = (
@@ -73,6 +79,8 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import BaseModel, Field
 
+from pydantic_lenient import Lenient
+
 
 class Color(str, enum.Enum):
     RED = "red"
@@ -95,6 +103,7 @@ class Tool(NamedTuple):
     written: str
     plain: type[BaseModel]
     lenient: type[BaseModel]
+    hand_written: type[BaseModel]
 
 
 class Case(NamedTuple):
@@ -138,20 +147,37 @@ def tools(directory: Path) -> list[Tool]:
     rows = [(f"{row.tool}.{row.parameter}", row.written) for row in SIGNATURES]
     rows += [(f"shape.{written.partition(' =')[0]}", written) for written in SHAPES_PEOPLE_WRITE]
     functions = "\n\n".join(
-        f'def tool_{index}(value: {written}) -> str:\n    """A tool."""\n    return "done"\n'
+        f'def tool_{index}(value: {written}) -> str:\n    """A tool."""\n    return "done"\n\n\n'
+        f'def hand_written_{index}(value: {_lenient(written)}) -> str:\n    """A tool."""\n    return "done"\n'
         for index, (_, written) in enumerate(rows)
     )
     module = _import(directory, f"{_HEADER}\n\n{functions}")
     built = []
     for index, (name, written) in enumerate(rows):
         function = getattr(module, f"tool_{index}")
-        built.append(Tool(name, written, model_from_function(function), model_from_function(lenient_tool(function))))
+        built.append(
+            Tool(
+                name,
+                written,
+                model_from_function(function),
+                model_from_function(lenient_tool(function)),
+                model_from_function(getattr(module, f"hand_written_{index}")),
+            )
+        )
     return built
+
+
+def _lenient(written: str) -> str:
+    """``written`` (an annotation and its default) with the annotation as ``Lenient[...]``."""
+    annotation, equals, default = written.partition(" = ")
+    return f"Lenient[{annotation}]{equals}{default}"
 
 
 def schema_of(tool: Tool, shape: str) -> dict[str, Any]:
     if shape == "plain":
         return tool.plain.model_json_schema()
+    if shape == "hand-written":
+        return tool.hand_written.model_json_schema()
     return input_schema(tool.lenient, style=shape)  # type: ignore[arg-type]
 
 
@@ -251,7 +277,7 @@ def cases(tool: Tool) -> list[Case]:
 
 
 def _server(tool: Tool, shape: str) -> type[BaseModel]:
-    return tool.plain if shape == "plain" else tool.lenient
+    return {"plain": tool.plain, "hand-written": tool.hand_written}.get(shape, tool.lenient)
 
 
 def verdict(host: HostProfile, tool: Tool, shape: str, schema: dict[str, Any], case: Case) -> tuple[str, str]:
@@ -261,14 +287,15 @@ def verdict(host: HostProfile, tool: Tool, shape: str, schema: dict[str, Any], c
     call = host.call(listing, case.arguments)
     if call.arguments is None:
         return ("right" if case.expected is REFUSE else "refused"), f"host: {call.refusal}"
+    received = host.as_meant(schema, call.arguments) if shape in STYLED else call.arguments
     try:
-        delivered = _server(tool, shape).model_validate(call.arguments).value  # type: ignore[attr-defined]
+        delivered = _server(tool, shape).model_validate(received).value  # type: ignore[attr-defined]
     except ValidationError as error:
         return ("right" if case.expected is REFUSE else "refused"), f"server: {error.errors()[0]['msg']}"
     got = _jsonable(delivered)
     if case.expected is not REFUSE and _same(got, case.expected):
         return "right", ""
-    return "wrong", f"sent {call.arguments.get('value', '<unset>')!r}, server got {got!r}"
+    return "wrong", f"sent {received.get('value', '<unset>')!r}, server got {got!r}"
 
 
 def _same(left: Any, right: Any) -> bool:
@@ -348,11 +375,6 @@ EXCEPTIONS: tuple[Exception_, ...] = (
         'ambiguous by the contract: Cursor sends an unset optional text parameter as "" (cursor/cursor#3614),'
         " which is a string like any other",
         lambda cell, tool: cell.host == "cursor" and cell.form == "unset" and admits_text(tool),
-    ),
-    Exception_(
-        'server side, open (issue 33 item 4): Cursor sends an unset optional non-text parameter as ""'
-        ' (cursor/cursor#3614); what "" means there is not decided, so the server refuses it clearly',
-        lambda cell, tool: cell.host == "cursor" and cell.form == "unset" and not admits_text(tool),
     ),
     Exception_(
         'ambiguous by the contract: Claude Code forwards null behind anyOf as the text "null"'

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Union
 
@@ -21,7 +22,9 @@ from pydantic_lenient import (
     input_schema,
     lenient_model,
 )
+from pydantic_lenient.hosts import PROFILES
 from pydantic_lenient.testing import host_validator
+from pydantic_lenient.types.portable_rules import Rendering, rendering
 from tests.strategies import any_input
 
 
@@ -65,10 +68,12 @@ def test_strict_style_advertises_canonical_types_only() -> None:
 
 def test_plain_model_json_schema_is_unflattened_but_standard() -> None:
     assert Mail.model_json_schema()["properties"]["offset"] == {
-        "anyOf": [{"minimum": 0, "type": "integer"}, {"pattern": "^[0-9]+$", "type": "string"}],
+        "anyOf": [{"minimum": 0, "type": "number"}, {"pattern": "^[0-9]+$", "type": "string"}],
         "default": 0,
         "title": "Offset",
     }
+    with rendering(Rendering.RESTYLED):
+        assert Mail.model_json_schema()["properties"]["offset"]["anyOf"][0] == {"minimum": 0, "type": "integer"}
 
 
 def test_unknown_style_is_refused() -> None:
@@ -214,11 +219,63 @@ def test_every_style_comes_out_the_same_from_a_model_or_from_any_finished_schema
 ) -> None:
     model = STYLE_CORPUS[name]
     expected = input_schema(model, style=target)
-    assert apply_style(model, target) == apply_style(model.model_json_schema(), target)
-    assert input_schema(model.model_json_schema(), style=target) == expected
+    with rendering(Rendering.RESTYLED):  # any generator, with the markers' any-of fragments
+        finished = model.model_json_schema()
+    assert apply_style(model, target) == apply_style(finished, target)
+    assert input_schema(finished, style=target) == expected
     # The strict style loses the string forms, and the portable one integer types and enums, by design.
     if source not in ("strict", "portable") or source == target:
         assert input_schema(input_schema(model, style=source), style=target) == expected
+
+
+@pytest.mark.parametrize("name", list(STYLE_CORPUS))
+def test_pydantic_s_own_generator_writes_what_the_portable_style_reads_the_same(name: str) -> None:
+    """A hand-written lenient type listed by an SDK's plain ``model_json_schema()`` writes its part
+    of the portable shape (issue 33), which the portable style completes to the default listing
+    (a union's model branch written out in place of its typed ``$ref``), and every host lists."""
+    model = STYLE_CORPUS[name]
+    plain = model.model_json_schema()
+    assert input_schema(plain)["properties"] == _typed_references_inlined(input_schema(model))["properties"]
+    for host in PROFILES.values():
+        assert host.listing(input_schema(plain)).accepted, host.name
+    # Cursor compares each branch's type with typeof, which says "number".
+    assert not [branch for branch in _any_of_branches(plain) if branch.get("type") == "integer"]
+
+
+def _typed_references_inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with each union's ``$ref`` branch (typed by the portable style) written as a copy of
+    its definition, as a lenient type writes it under pydantic's own generator (`inlined_branch`)."""
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, list):
+            return [inline(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        node = {key: inline(value) for key, value in node.items()}
+        if isinstance(node.get("anyOf"), list):
+            node["anyOf"] = [_inlined(branch) for branch in node["anyOf"]]
+        return node
+
+    def _inlined(branch: Any) -> Any:
+        if not (isinstance(branch, dict) and isinstance(branch.get("$ref"), str) and "type" in branch):
+            return branch
+        target = schema["$defs"][branch["$ref"].rpartition("/")[2]]
+        rest = {key: value for key, value in branch.items() if key not in ("$ref", "type")}
+        return {**target, **rest}
+
+    return {**schema, "properties": inline(schema["properties"])}
+
+
+def _any_of_branches(node: Any) -> Iterator[Any]:
+    """Every branch of every ``anyOf`` in ``node``."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "anyOf" and isinstance(value, list):
+                yield from value
+            yield from _any_of_branches(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _any_of_branches(item)
 
 
 @pytest.mark.parametrize("name", list(STYLE_CORPUS))

@@ -149,7 +149,8 @@ def test_a_decorated_tool_takes_what_models_send(register_and_call: Any) -> None
     assert _host_accepts(schema, MANGLED), schema
     limit = schema["properties"]["limit"]
     assert "string" in json.dumps(limit)
-    assert "integer" in json.dumps(limit)
+    # The lenient integer's part of the portable shape, under any framework's generator (issue 33).
+    assert {branch.get("type") for branch in limit["anyOf"]} >= {"number", "string"}
     assert schema["properties"]["ref"].get("type") == "string"
 
 

@@ -41,6 +41,7 @@ from fastmcp.tools.base import Tool, ToolResult
 from fastmcp.tools.function_parsing import ParsedFunction
 from pydantic import ValidationError
 
+from pydantic_lenient.hosts import arguments_as_meant, profile_for_client
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
 from pydantic_lenient.observe.clients import Client, client_from_info, client_of_call
 from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, unknown_parameters
@@ -49,6 +50,7 @@ from pydantic_lenient.observe.recorder import OutcomeRecorder, adapter_recorder
 from pydantic_lenient.schema.catalog import model_from_function
 from pydantic_lenient.schema.styles import DEFAULT_STYLE, Style
 from pydantic_lenient.schema.targets import Target, input_schema
+from pydantic_lenient.types.portable_rules import Rendering, rendering
 from pydantic_lenient.types.tools import lenient_tool
 
 __all__ = ("LenientMiddleware",)
@@ -105,13 +107,20 @@ class LenientMiddleware(Middleware):
         started = time.perf_counter()
         params = context.message
         norms: tuple[str, ...] = ()
-        client = _client(context) if self.recorder is not None else None
+        sent = params.arguments or {}
+        filled = "" in sent.values()  # what a host may have filled in (Cursor: `HostProfile.as_meant`)
+        client = _client(context) if self.recorder is not None or filled else None
+        known_host = filled and client is not None and profile_for_client(client.name) is not None
         # Calls to names the server does not have are left alone: FastMCP refuses them.
-        tool = (
-            await _server_tool(context, params.name) if self.lenient_parameters or self.normalizer is not None else None
-        )
+        wanted = self.lenient_parameters or self.normalizer is not None or known_host
+        tool = await _server_tool(context, params.name) if wanted else None
         if tool is not None and self.lenient_parameters:
             _make_parameters_lenient(tool)
+        if known_host and tool is not None and client is not None:  # before renaming: a host fills in listed names
+            meant = arguments_as_meant(client.name, tool.parameters, sent)
+            if meant is not sent:
+                params = params.model_copy(update={"arguments": meant})
+                context = context.copy(message=params)
         if tool is not None and self.normalizer is not None:
             self.normalizer.register_tools([params.name])  # its calls are counted under its name
             try:
@@ -214,7 +223,8 @@ def _make_parameters_lenient(tool: Tool) -> None:
         return
     try:
         lenient = lenient_tool(function)
-        parameters = ParsedFunction.from_function(lenient).input_schema
+        with rendering(Rendering.RESTYLED):  # restyled when listed (`_restyled`), as input_schema does
+            parameters = ParsedFunction.from_function(lenient).input_schema
     except Exception as error:  # a way in never makes a tool worse than plain: this one stays plain
         _LEFT_PLAIN.add(function)
         _LOG.warning("%s: left as written, its lenient form does not build: %s", tool.name, error)

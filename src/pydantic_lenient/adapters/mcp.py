@@ -54,6 +54,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import PrivateAttr, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
+from pydantic_lenient.hosts import arguments_as_meant
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
 from pydantic_lenient.observe.clients import Client, client_from_info, client_of_call
 from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, FieldFailure, unknown_parameters
@@ -64,6 +65,7 @@ from pydantic_lenient.schema.targets import Target, input_schema
 from pydantic_lenient.types.annotations import is_lenient, split_annotated
 from pydantic_lenient.types.json_values import AcceptJsonText, JsonText
 from pydantic_lenient.types.mapping import lenient_model
+from pydantic_lenient.types.portable_rules import Rendering, rendering
 
 __all__ = ("LenientServerMiddleware", "make_lenient")
 
@@ -202,7 +204,8 @@ class LenientServerMiddleware:
             if self.lenient_parameters:
                 try:
                     lenient = LenientFuncMetadata.from_sdk(metadata, arg_model=lenient_model(metadata.arg_model))
-                    parameters = lenient.arg_model.model_json_schema(by_alias=True)  # as the SDK writes it
+                    with rendering(Rendering.RESTYLED):  # restyled below, as input_schema does
+                        parameters = lenient.arg_model.model_json_schema(by_alias=True)  # as the SDK writes it
                 except Exception as error:  # a way in never makes a tool worse than plain: this one stays plain
                     _LOG.warning("%s: left as written, its lenient form does not build: %s", tool.name, error)
                 else:
@@ -223,15 +226,24 @@ class LenientServerMiddleware:
             self.patch_tools()
         if ctx.method != "tools/call" or not isinstance(ctx.params, dict):
             return await call_next(ctx)
-        name, arguments = ctx.params.get("name"), ctx.params.get("arguments")
+        params: dict[str, Any] = ctx.params
+        name, arguments = params.get("name"), params.get("arguments")
         arguments = {} if arguments is None else arguments  # a call may leave out its arguments
         if not isinstance(name, str) or not isinstance(arguments, dict):
             return await call_next(ctx)
         started = time.perf_counter()
         norms: tuple[str, ...] = ()
-        client = _client(ctx) if self.recorder is not None else None
+        filled = "" in arguments.values()  # what a host may have filled in (Cursor: `HostProfile.as_meant`)
+        client = _client(ctx) if self.recorder is not None or filled else None
+        tool = _tool(self.server, name)
+        if filled and tool is not None and client is not None:  # before renaming: a host fills in listed names
+            meant = arguments_as_meant(client.name, tool.parameters, arguments)
+            if meant is not arguments:
+                arguments = meant
+                params = {**params, "arguments": arguments}
+                ctx = dataclasses.replace(ctx, params=params)
         # Only calls to tools the server has are normalized: the SDK refuses the others.
-        if self.normalizer is not None and _tool(self.server, name) is not None:
+        if self.normalizer is not None and tool is not None:
             try:
                 result = self.normalizer.apply(name, arguments)
             except NormalizationConflict as error:
@@ -240,7 +252,8 @@ class LenientServerMiddleware:
             if result.applied:
                 arguments = result.arguments
                 norms = tuple(entry["rule_id"] for entry in result.applied)
-                ctx = dataclasses.replace(ctx, params={**ctx.params, "arguments": arguments})
+                params = {**params, "arguments": arguments}
+                ctx = dataclasses.replace(ctx, params=params)
         if self.recorder is None:
             return await call_next(ctx)
         refusal = _Refusal()

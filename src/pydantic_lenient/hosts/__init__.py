@@ -14,6 +14,9 @@ pydantic loads.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from .claude import CLAUDE_CODE, CLAUDE_CODE_PARSED, CLAUDE_DESKTOP
 from .codex import CODEX
 from .copilot_cli import COPILOT_CLI, COPILOT_CLI_ON_GEMINI
@@ -29,6 +32,7 @@ __all__ = (
     "Call",
     "HostProfile",
     "Listing",
+    "arguments_as_meant",
     "gemini_api_refusals",
     "profile",
     "profile_for_client",
@@ -76,3 +80,12 @@ def profile_for_client(client_name: str) -> HostProfile | None:
         if client_name.startswith(prefix):
             return host
     return None
+
+
+def arguments_as_meant(client_name: str | None, schema: Mapping[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` of a call to the tool listed as ``schema``, sent by the client named
+    ``client_name``, as its model meant them (`HostProfile.as_meant`): Cursor's ``""`` for a
+    parameter the model left out is left out again. The same dict when nothing changes, or the
+    client is unknown."""
+    host = profile_for_client(client_name) if client_name else None
+    return arguments if host is None else host.as_meant(schema, arguments)

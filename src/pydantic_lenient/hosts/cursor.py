@@ -16,10 +16,13 @@ Sources:
 
 from __future__ import annotations
 
+import functools
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .profile import Call, HostProfile, Listing, nullable_properties, property_schemas
+from .profile import Call, HostProfile, Listing, nullable_properties, property_schemas, resolve
 
 __all__ = ("CURSOR", "Cursor", "cursor_type_error")
 
@@ -71,6 +74,73 @@ class Cursor(HostProfile):
 
     def unset(self, listing: Listing) -> dict[str, Any]:
         return dict.fromkeys(nullable_properties(listing.schema), "")
+
+    def as_meant(self, schema: Mapping[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+        """``""`` for a parameter Cursor fills in when the model leaves it out (cursor/cursor#3614:
+        optional and nullable) is left out again where ``""`` is none of the parameter's values (a
+        number, a boolean, a list, a ``Literal``, a date): it cannot be meant as a value, so the
+        server's default applies, as for any host that omits it. A parameter that takes ``""`` (text)
+        keeps it: there ``""`` is a value like any other, and a string is never changed."""
+        empty = [name for name, value in arguments.items() if type(value) is str and value == ""]
+        if not empty:
+            return arguments
+        properties = property_schemas(schema)
+        unset = {
+            name
+            for name in nullable_properties(schema)
+            if name in empty and not _admits_empty_text(properties[name], schema)
+        }
+        return {name: value for name, value in arguments.items() if name not in unset}
+
+
+def _admits_empty_text(schema: Any, root: Mapping[str, Any], depth: int = 0) -> bool:
+    """Whether ``schema`` may take ``""`` as a value: a string branch that no ``enum``/``const``,
+    ``minLength`` or ``pattern`` refuses it from, and that is no JSON text (``""`` is no JSON). A
+    pattern is read as Python reads it on the empty string only; one it cannot read, or any
+    keyword it does not know, counts as taking ``""`` (the cautious answer)."""
+    schema = resolve(schema, root)
+    if not isinstance(schema, dict):
+        return schema is not False
+    branches = [*schema.get("anyOf", []), *schema.get("oneOf", [])]
+    if branches:
+        return depth >= 32 or any(_admits_empty_text(branch, root, depth + 1) for branch in branches)
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    if "string" not in kinds and kind is not None:
+        return False
+    if kind is None and not ({"enum", "const"} & schema.keys()):
+        return True
+    if "const" in schema:
+        return bool(schema["const"] == "")
+    if isinstance(schema.get("enum"), list):
+        return "" in schema["enum"]
+    if schema.get("contentMediaType") == "application/json" or schema.get("format") in _NEVER_EMPTY_FORMATS:
+        return False
+    min_length = schema.get("minLength", 0)
+    if isinstance(min_length, int) and min_length >= 1:
+        return False
+    pattern = schema.get("pattern")
+    return not isinstance(pattern, str) or _pattern_takes_empty(pattern)
+
+
+@functools.lru_cache(maxsize=1024)
+def _pattern_takes_empty(pattern: str) -> bool:
+    if len(pattern) > _LONGEST_PATTERN_READ:
+        return True
+    try:
+        return re.search(pattern, "") is not None
+    except (re.error, RecursionError, OverflowError):
+        return True
+
+
+# Formats no empty string meets (pydantic writes them for dates, URLs, UUIDs...); others, such as
+# pydantic's "password", may hold "".
+_NEVER_EMPTY_FORMATS = frozenset(
+    {"date", "date-time", "time", "duration", "email", "idn-email", "hostname", "ipv4", "ipv6", "uri", "uuid"}
+)
+
+# Longer patterns are not compiled here (compiling is linear, but a hostile listing may hold many).
+_LONGEST_PATTERN_READ = 2_000
 
 
 CURSOR = Cursor(

@@ -21,7 +21,14 @@ from typing import Any
 
 from ._ajv import json_copy
 
-__all__ = ("Call", "HostProfile", "Listing", "nullable_properties", "property_schemas", "resolve")
+__all__ = (
+    "Call",
+    "HostProfile",
+    "Listing",
+    "nullable_properties",
+    "property_schemas",
+    "resolve",
+)
 
 
 @dataclass(frozen=True)
@@ -99,6 +106,13 @@ class HostProfile:
         """What the host sends for the optional parameters the model left out (nothing, for most)."""
         return {}
 
+    def as_meant(self, schema: Mapping[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments this host sent for the tool the server lists as ``schema``, as the model
+        meant them: a host's known writing of "left out" (`unset`) read back as left out. The ways
+        in that know the client (the adapters, the proxy) apply it before validating; for most
+        hosts it is the arguments themselves."""
+        return arguments
+
 
 _TOO_DEEP = "nested deeper than the host's stack"
 
@@ -138,11 +152,17 @@ def nullable_properties(schema: Mapping[str, Any]) -> list[str]:
     return names
 
 
-def _admits_null(schema: Any, root: Mapping[str, Any]) -> bool:
+def _admits_null(schema: Any, root: Mapping[str, Any], depth: int = 0) -> bool:
     if not isinstance(schema, dict):
         return schema is True
     kind = schema.get("type")
     if kind == "null" or (isinstance(kind, list) and "null" in kind) or schema.get("nullable") is True:
         return True
+    if depth >= _DEEPEST_UNION:  # a $ref cycle or a hostile nesting: not read as nullable
+        return False
     branches = [*schema.get("anyOf", []), *schema.get("oneOf", [])]
-    return any(_admits_null(resolve(branch, root), root) for branch in branches if isinstance(branch, dict))
+    return any(_admits_null(resolve(branch, root), root, depth + 1) for branch in branches if isinstance(branch, dict))
+
+
+# How deep a union is read for its null branch (pydantic nests two or three levels).
+_DEEPEST_UNION = 32

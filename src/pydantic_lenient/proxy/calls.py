@@ -259,12 +259,18 @@ class ToolCalls:
                 self._check(call, {})
             return params
         changed: Any = arguments
+        listed = self.schemas.get(tool)
+        if client is not None and listed is not None and isinstance(arguments, dict) and "" in arguments.values():
+            from pydantic_lenient.hosts import arguments_as_meant  # loaded when a host may have filled one in
+
+            # Before renaming: a host fills in the names the tool lists (Cursor's "", `HostProfile.as_meant`).
+            changed = arguments_as_meant(client.name, listed, arguments)
         norms: tuple[str, ...] = ()
         if self.normalizer is not None:
             from pydantic_lenient.normalizer.engine import NormalizationConflict  # loaded with the normalizer
 
             try:
-                normalized = self.normalizer.apply(tool, arguments)
+                normalized = self.normalizer.apply(tool, changed)
             except NormalizationConflict as error:
                 if call is not None:
                     call.invalid, call.failures = True, (NORMALIZATION_CONFLICT,)

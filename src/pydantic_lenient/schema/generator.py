@@ -10,6 +10,8 @@ from typing import ClassVar
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from pydantic_lenient.types.portable_rules import Rendering, rendering
+
 from .styles import DEFAULT_STYLE, STYLES, Style, apply_style
 
 __all__ = ("LenientJsonSchema", "generator_for")
@@ -32,7 +34,9 @@ class LenientJsonSchema(GenerateJsonSchema):
     style: ClassVar[Style] = DEFAULT_STYLE
 
     def generate(self, schema: CoreSchema, mode: JsonSchemaMode = "validation") -> JsonSchemaValue:
-        return apply_style(super().generate(schema, mode=mode), self.style)
+        with rendering(Rendering.RESTYLED):  # the markers' any-of fragments, which the style stage reads
+            generated = super().generate(schema, mode=mode)
+        return apply_style(generated, self.style)
 
 
 _GENERATORS: dict[Style, type[LenientJsonSchema]] = {

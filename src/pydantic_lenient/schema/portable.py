@@ -37,7 +37,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic_lenient.types.forms import JSON_NUMBER, pattern_without_null
+from pydantic_lenient.types.portable_rules import (
+    integer_enum_as_range,
+    nullable_items,
+    portable_branches,
+    typed_branch,
+    with_items,
+)
 
 from .subschemas import map_subschemas
 
@@ -60,136 +66,36 @@ def portable_shape(any_of_schema: Mapping[str, Any], canonical: Canonical) -> di
     {'type': 'object', 'properties': {'n': {'anyOf': [{'type': 'number', 'nullable': True},
         {'type': 'string', 'nullable': True}, {'type': 'null', 'nullable': True}]}}}
     """
-    return dict(_portable(any_of_schema, any_of_schema, canonical))
+    return dict(_portable(any_of_schema, _resolver(any_of_schema), canonical))
 
 
-def _portable(node: Any, root: Mapping[str, Any], canonical: Canonical) -> Any:
+def _resolver(root: Mapping[str, Any]) -> Callable[[str], Any]:
+    def resolve(reference: str) -> Any:
+        if not reference.startswith("#/"):
+            return None
+        target: Any = root
+        for part in reference[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            target = target.get(part) if isinstance(target, dict) else None
+        return target
+
+    return resolve
+
+
+def _portable(node: Any, resolve: Callable[[str], Any], canonical: Canonical) -> Any:
     if not isinstance(node, dict):
         return node
     node = dict(node)
     items = node.get("items")
     if isinstance(items, dict):
-        node["items"] = _nullable_items(canonical(items))
-    node = map_subschemas(node, lambda child: _portable(child, root, canonical))
-    node = _integer_enum_as_range(node)
-    node = _with_items(node, canonical)
+        node["items"] = nullable_items(canonical(items))
+    node = map_subschemas(node, lambda child: _portable(child, resolve, canonical))
+    node = integer_enum_as_range(node)
+    node = with_items(node, canonical)
     alternatives = node.get("oneOf")
     if isinstance(alternatives, list) and alternatives:
-        node["oneOf"] = [_typed(branch, root) for branch in alternatives]
+        node["oneOf"] = [typed_branch(branch, resolve) for branch in alternatives]
     branches = node.get("anyOf")
     if isinstance(branches, list) and branches:
-        node["anyOf"] = _portable_branches(branches, root)
+        node["anyOf"] = portable_branches([typed_branch(branch, resolve) for branch in branches])
     return node
-
-
-def _nullable_items(items: dict[str, Any]) -> dict[str, Any]:
-    """``items`` that are one type or ``null`` as that type with ``nullable: true``: the Gemini API
-    refuses a union ``items``, and Ajv (VS Code, Gemini CLI, Qwen Code) and Gemini read ``nullable``."""
-    branches = items.get("anyOf")
-    if not (isinstance(branches, list) and len(branches) == 2 and all(isinstance(b, dict) for b in branches)):
-        return items
-    null = [b for b in branches if b == {"type": "null"}]
-    others = [b for b in branches if b != {"type": "null"}]
-    if len(null) != 1 or not isinstance(others[0].get("type"), str) or others[0].keys() & items.keys() - {"anyOf"}:
-        return items
-    rest = {key: value for key, value in items.items() if key != "anyOf"}
-    return {**others[0], "nullable": True, **rest}
-
-
-def _integer_enum_as_range(node: dict[str, Any]) -> dict[str, Any]:
-    options = node.get("enum")
-    if not (isinstance(options, list) and options):
-        return node
-    if not all(isinstance(option, int) and not isinstance(option, bool) for option in options):
-        return node
-    rest = {key: value for key, value in node.items() if key != "enum"}
-    return {**rest, "type": "integer", "minimum": min(options), "maximum": max(options)}
-
-
-def _with_items(node: dict[str, Any], canonical: Canonical) -> dict[str, Any]:
-    kind = node.get("type")
-    if kind != "array" or "items" in node:
-        return node
-    prefix = node.get("prefixItems")
-    positions = [canonical(item) for item in prefix if isinstance(item, dict)] if isinstance(prefix, list) else []
-    kinds = {item.get("type") for item in positions}
-    shared = kinds.pop() if len(kinds) == 1 and len(positions) == len(prefix or []) else None
-    # A tuple's positions as the one type they share; else any item (the Gemini API refuses a union items).
-    return {**node, "items": {"type": shared} if isinstance(shared, str) else {}}
-
-
-def _resolved_type(branch: dict[str, Any], root: Mapping[str, Any], depth: int = 0) -> str | None:
-    """The one JSON type ``branch`` admits, through ``$ref``s and a union of branches of that one
-    type (pydantic's ``oneOf`` of models); None when it admits several or cannot say."""
-    target: Any = branch
-    for _ in range(32):
-        reference = target.get("$ref") if isinstance(target, dict) else None
-        if not (isinstance(reference, str) and reference.startswith("#/")):
-            break
-        target = root
-        for part in reference[2:].split("/"):
-            part = part.replace("~1", "/").replace("~0", "~")
-            target = target.get(part) if isinstance(target, dict) else None
-    if not isinstance(target, dict):
-        return None
-    kind = target.get("type")
-    if isinstance(kind, str):
-        return kind
-    if "properties" in target:
-        return "object"
-    options = target.get("enum")
-    if isinstance(options, list) and options and all(isinstance(option, str) for option in options):
-        return "string"
-    for keyword in ("oneOf", "anyOf"):
-        members = target.get(keyword)
-        if isinstance(members, list) and members and depth < 8:
-            kinds = {_resolved_type(m, root, depth + 1) if isinstance(m, dict) else None for m in members}
-            return kinds.pop() if len(kinds) == 1 else None
-    return None
-
-
-def _typed(branch: Any, root: Mapping[str, Any]) -> Any:
-    """A union's branch with the ``type`` it admits written beside its ``$ref`` or its own union
-    (Cursor and the Gemini API read a branch without ``type`` as no type at all)."""
-    if not isinstance(branch, dict) or "type" in branch or not ({"$ref", "oneOf", "anyOf"} & branch.keys()):
-        return branch
-    kind = _resolved_type(branch, root)
-    return branch if kind is None else {**branch, "type": kind}
-
-
-def _portable_branches(branches: list[Any], root: Mapping[str, Any]) -> list[Any]:
-    typed = []
-    for branch in branches:
-        if isinstance(branch, dict):
-            branch = dict(_typed(branch, root))
-            if branch.get("type") == "integer":
-                branch["type"] = "number"
-        typed.append(branch)
-    typed = _number_text_first(typed)
-    null = [b for b in typed if isinstance(b, dict) and b.get("type") == "null"]
-    if not null:
-        return typed
-    others = [b for b in typed if not (isinstance(b, dict) and b.get("type") == "null")]
-    return [
-        {**branch, "nullable": True} if isinstance(branch, dict) and isinstance(branch.get("type"), str) else branch
-        for branch in [*others, *null]
-    ]
-
-
-def _number_text_first(branches: list[Any]) -> list[Any]:
-    """A number's text form (JSON number syntax) before the ``number`` branch: Ajv with ``coerceTypes``
-    (VS Code) tries the branches in order and coerces in place, so number text meeting ``number``
-    first would become a double (a decimal's ``"0.1000000000000000000001"`` would reach the server as
-    ``0.1``); meeting its own branch first, it goes on as written, and a number still meets ``number``."""
-    text = [b for b in branches if isinstance(b, dict) and b.get("type") == "string" and _is_number_text(b)]
-    number = [b for b in branches if isinstance(b, dict) and b.get("type") == "number"]
-    if not text or not number:
-        return branches
-    rest = [b for b in branches if not any(b is t for t in text)]
-    first = min(index for index, b in enumerate(rest) if any(b is n for n in number))
-    return [*rest[:first], *text, *rest[first:]]
-
-
-def _is_number_text(branch: Mapping[str, Any]) -> bool:
-    pattern = branch.get("pattern")
-    return isinstance(pattern, str) and JSON_NUMBER in (pattern, pattern_without_null(pattern))

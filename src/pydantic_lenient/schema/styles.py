@@ -52,6 +52,7 @@ from pydantic_lenient.types.forms import (
     pattern_with_null,
     pattern_without_null,
 )
+from pydantic_lenient.types.portable_rules import Rendering, rendering
 
 from .mcp_headers import with_header_properties
 from .portable import portable_shape
@@ -284,6 +285,37 @@ def _standard_keywords(schema: Schema) -> Schema:
     return schema
 
 
+def _portable_fragment_read_back(schema: Schema) -> Schema:
+    """A lenient scalar's part of the portable shape, as pydantic's own generator has it write
+    (`pydantic_lenient.types.portable_rules`), read back as the ``anyOf`` the other styles start
+    from: ``nullable`` gone beside a ``null`` branch, a number's text after its ``number`` branch,
+    and the ``number`` branch of an integer's digit string (a pattern of the library's own) an
+    ``integer`` again."""
+    members = schema.get("anyOf") if isinstance(schema, dict) else None
+    if not isinstance(members, list) or not all(isinstance(member, dict) for member in members):
+        return schema
+    ordered = list(members)
+    if {"type": "null", "nullable": True} in ordered:  # the null branch says it: nullable adds nothing
+        ordered = [{key: value for key, value in member.items() if key != "nullable"} for member in ordered]
+    for index in range(len(ordered) - 1):
+        text, number = ordered[index], ordered[index + 1]
+        if number.get("type") == "number" and _STRING_FORM_TYPES.get(text.get("pattern", "")) == "number":
+            ordered[index], ordered[index + 1] = number, text
+    read = []
+    for index, member in enumerate(ordered):
+        after = ordered[index + 1] if index + 1 < len(ordered) else None
+        as_integer = {**member, "type": "integer"}
+        if (
+            member.get("type") == "number"
+            and after is not None
+            and not _is_scalar_string_form(after, [member])
+            and _is_scalar_string_form(after, [as_integer])
+        ):
+            member = as_integer
+        read.append(member)
+    return schema if read == members else {**schema, "anyOf": read}
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -398,14 +430,18 @@ def apply_style(source: type[BaseModel] | Mapping[str, Any], style: Style) -> di
         return portable_shape(apply_style(source, "any-of"), lambda node: apply_style(node, "strict"))
     rewrite = _style_rewrite(style)
     if isinstance(source, type) and issubclass(source, _base_model()):
-        schema: Any = source.model_json_schema(mode="validation")
+        with rendering(Rendering.RESTYLED):  # the markers' any-of fragments, which this stage reads
+            schema: Any = source.model_json_schema(mode="validation")
     elif isinstance(source, Mapping):
         schema = source
     else:
         raise TypeError(f"apply_style needs a pydantic model class or a JSON schema, not {source!r}")
 
     def restyled(node: Schema, rewrite: Callable[[Schema], Schema] = rewrite) -> Schema:
-        return transform_bottom_up(node, lambda node: rewrite(_standard_keywords(_without_openapi_keywords(node))))
+        return transform_bottom_up(
+            node,
+            lambda node: rewrite(_standard_keywords(_portable_fragment_read_back(_without_openapi_keywords(node)))),
+        )
 
     # A property mirrored into an HTTP header keeps the one type the spec allows it (`mcp_headers`).
     return dict(restyled(with_header_properties(schema, lambda node: restyled(node, _without_alternative_forms))))
@@ -432,7 +468,9 @@ def is_in_style(schema: Mapping[str, Any], style: Style) -> bool:
     style_rewrite = _style_rewrite("any-of" if style == "portable" else style)
 
     def restyled(node: Schema, rewrite: Callable[[Schema], Schema] = style_rewrite) -> Schema:
-        return transform_bottom_up(node, lambda node: rewrite(_without_openapi_keywords(node)))
+        return transform_bottom_up(
+            node, lambda node: rewrite(_portable_fragment_read_back(_without_openapi_keywords(node)))
+        )
 
     result = restyled(with_header_properties(schema, lambda node: restyled(node, _without_alternative_forms)))
     if style == "portable":

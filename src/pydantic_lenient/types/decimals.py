@@ -50,6 +50,8 @@ _CONVERTED = exact_conversion(
     core_schema.decimal_schema(allow_inf_nan=False, strict=False),  # not made strict by a strict config
     core_schema.chain_schema([python_function(_to_decimal), _FINITE]),
 )
+# Plain pydantic's Decimal from an int or a float: refused in a strict pass (from Python), as plain.
+_AS_PLAIN = core_schema.decimal_schema(allow_inf_nan=False)
 # The pattern has refused whitespace, '+', '_', NaN, Infinity and non-ASCII digits, all of which
 # Decimal() would read; what is left converts exactly, never through a float.
 _NUMBER_TEXT = core_schema.chain_schema([core_schema.str_schema(pattern=JSON_NUMBER), _CONVERTED])
@@ -143,8 +145,10 @@ class _LenientDecimal(LenientScalar):
 
     @classmethod
     def exact_form(cls, bounds: CoreSchema | None) -> CoreSchema:
+        # A union member: an int or a float is a Decimal as plain pydantic's decides, in the union's lax
+        # pass only (`_AS_PLAIN`), so the member plain pydantic gives it (an IntEnum's, for 2) takes it first.
         return lenient_scalar_schema(
-            forms={int: _CONVERTED, float: _CONVERTED, Decimal: _FINITE},
+            forms={int: _AS_PLAIN, float: _AS_PLAIN, Decimal: _FINITE},
             error_type="exact_decimal",
             message="Input should be a number",
             serialization=None,

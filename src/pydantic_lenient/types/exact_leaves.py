@@ -68,8 +68,8 @@ class DigitText(LenientMarker):
     >>> adapter = TypeAdapter(Annotated[Literal[1, 2, 3], DigitText()])
     >>> adapter.validate_python("2"), adapter.validate_json("3")
     (2, 3)
-    >>> adapter.json_schema()
-    {'anyOf': [{'enum': [1, 2, 3], 'type': 'integer'}, {'pattern': '^(?:0*1|0*2|0*3)$', 'type': 'string'}]}
+    >>> adapter.json_schema()  # the portable shape: the Gemini API takes only string enums
+    {'anyOf': [{'maximum': 3, 'minimum': 1, 'type': 'number'}, {'pattern': '^(?:0*1|0*2|0*3)$', 'type': 'string'}]}
     >>> adapter.validate_python(True)
     Traceback (most recent call last):
       ...

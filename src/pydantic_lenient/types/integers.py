@@ -322,7 +322,7 @@ pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
   Input should be less than or equal to 255 [type=less_than_equal, input_value=256, input_type=int]
     For further information visit https://errors.pydantic.dev/.../v/less_than_equal
 >>> TypeAdapter(LenientU8).json_schema()
-{'anyOf': [{'maximum': 255, 'minimum': 0, 'type': 'integer'},
+{'anyOf': [{'maximum': 255, 'minimum': 0, 'type': 'number'},
            {'pattern': '^0*(?:0|[1-9][0-9]?|1[0-9]{2}|2(?:[0-4][0-9]|5[0-5]))$', 'type': 'string'}]}
 """
 
@@ -384,7 +384,7 @@ pydantic_core._pydantic_core.ValidationError: 1 validation error for ...
   Input should be greater than or equal to -128 [type=greater_than_equal, input_value=-129, input_type=int]
     For further information visit https://errors.pydantic.dev/.../v/greater_than_equal
 >>> TypeAdapter(LenientI8).json_schema()
-{'anyOf': [{'maximum': 127, 'minimum': -128, 'type': 'integer'},
+{'anyOf': [{'maximum': 127, 'minimum': -128, 'type': 'number'},
            {'pattern': '^(?:0*(?:0|[1-9][0-9]?|1(?:[0-1][0-9]|2[0-7]))|-0*(?:[1-9][0-9]?|1(?:[0-1][0-9]|2[0-8]))|-0+)$',
             'type': 'string'}]}
 """

@@ -18,7 +18,8 @@ from pydantic_core import CoreSchema, PydanticCustomError, core_schema, from_jso
 from .family import LenientMarker
 from .forms import split_annotations
 from .json_kinds import json_type
-from .scalar import effective_marker, read_inner, render_scalar, with_inner
+from .portable_rules import portable_node, rendering, structure_rendering
+from .scalar import canonical_part, effective_marker, read_inner, render_scalar, with_inner
 
 __all__ = (
     "DEFAULT_MAX_DEPTH",
@@ -216,7 +217,9 @@ class AcceptJsonText(LenientMarker):
         # T's schema, with constraints added outside this marker; a description or title given with
         # it (Field(description=...) inside Annotated, as FastMCP reads signatures) describes the
         # whole field, so it goes to the top rather than into one branch.
-        structured, annotations = split_annotations(handler(schema))
+        with rendering(structure_rendering(schema, handler)):
+            structured, annotations = split_annotations(handler(schema))
+        structured = portable_node(structured, canonical_part)
         text_form = {**_JSON_TEXT, "contentSchema": structured}
         return render_scalar(handler, structured, text_form, annotations)
 
@@ -398,7 +401,9 @@ class JsonTextOf(LenientMarker):
             structured: Mapping[str, Any] = {"anyOf": [{"type": "array"}, {"type": "object"}]}
         else:
             # Rendered by this generator, so a model in T lands in the same $defs as the rest.
-            content_schema, _ = split_annotations(handler(content.core_schema))
+            with rendering(structure_rendering(content.core_schema, handler)):
+                content_schema, _ = split_annotations(handler(content.core_schema))
+            content_schema = portable_node(content_schema, canonical_part)
             text_form = {**_JSON_TEXT, **lengths, "contentSchema": content_schema}
             structured = content_schema
         return render_scalar(handler, text_form, structured, annotations)

@@ -15,9 +15,11 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
 from .annotations import UNION_TYPES, is_structured, split_annotated
+from .bounds import PYDANTIC_BOUND_KEYWORDS
 from .family import LenientMarker, scalar_marker_class
 from .forms import NULL_TEXT, pattern_with_null
-from .scalar import with_null_text
+from .portable_rules import Rendering, current_rendering, inlined_branch, nullable_items, portable_branches
+from .scalar import resolver, with_null_text
 
 __all__ = ("NullText", "takes_null_text", "takes_strings")
 
@@ -69,14 +71,45 @@ class NullText(LenientMarker):
         return core_schema.no_info_before_validator_function(_null_text_to_none, inner)
 
     def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
-        widened, admitted = _admit_null_text(handler(schema))
-        if admitted or not isinstance(widened, dict):
-            return widened
-        # No branch can take the text in place (an Enum behind a $ref): one more branch takes exactly it.
-        only_null_text = {"type": "string", "const": NULL_TEXT}
-        if isinstance(widened.get("anyOf"), list):
-            return {**widened, "anyOf": [*widened["anyOf"], only_null_text]}
-        return {"anyOf": [widened, only_null_text]}
+        mode = current_rendering()
+        if mode is Rendering.CANONICAL:  # an item of a portable array: its canonical type, nullable
+            rendered = handler(schema)
+            return nullable_items(rendered) if handler.mode == "validation" and isinstance(rendered, dict) else rendered
+        widened = _with_null_text(handler(schema))
+        if mode is Rendering.PORTABLE and handler.mode == "validation" and isinstance(widened.get("anyOf"), list):
+            resolve = resolver(handler)
+            branches = [inlined_branch(branch, resolve) for branch in _flat_branches(widened["anyOf"])]
+            return {**widened, "anyOf": portable_branches(branches)}
+        return widened
+
+
+def _with_null_text(rendered: JsonSchemaValue) -> JsonSchemaValue:
+    widened, admitted = _admit_null_text(rendered)
+    if admitted or not isinstance(widened, dict):
+        return widened
+    # No branch can take the text in place (an Enum behind a $ref): one more branch takes exactly it.
+    only_null_text = {"type": "string", "const": NULL_TEXT}
+    if isinstance(widened.get("anyOf"), list):
+        return {**widened, "anyOf": [*widened["anyOf"], only_null_text]}
+    return {"anyOf": [widened, only_null_text]}
+
+
+def _flat_branches(branches: list[Any]) -> list[Any]:
+    """A branch that is a marker's ``anyOf`` read as its own branches. pydantic nests it inside the
+    Optional's when it carries more than the key: the bounds it writes under its own names beside
+    it (pydantic/pydantic#11576), which go to the number branches as the standard keywords."""
+    flat: list[Any] = []
+    for branch in branches:
+        members = branch.get("anyOf") if isinstance(branch, dict) else None
+        if not isinstance(members, list) or not set(branch) - {"anyOf"} <= PYDANTIC_BOUND_KEYWORDS.keys():
+            flat.append(branch)
+            continue
+        bounds = {PYDANTIC_BOUND_KEYWORDS[key]: value for key, value in branch.items() if key != "anyOf"}
+        flat.extend(
+            {**member, **bounds} if isinstance(member, dict) and member.get("type") in ("integer", "number") else member
+            for member in members
+        )
+    return flat
 
 
 def _written(annotation: Any) -> str:

@@ -22,10 +22,18 @@ from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from .bounds import BOUND_KEYWORDS, PYDANTIC_BOUND_KEYWORDS
 from .forms import NULL_TEXT
+from .portable_rules import (
+    Rendering,
+    current_rendering,
+    inlined_branch,
+    portable_branches,
+    portable_node,
+)
 
 __all__ = (
     "Inner",
     "allows_inf_nan",
+    "canonical_part",
     "effective_marker",
     "exact_conversion",
     "form_error",
@@ -33,6 +41,7 @@ __all__ = (
     "python_function",
     "read_inner",
     "render_scalar",
+    "resolver",
     "user_bounds",
     "with_inner",
     "with_null_text",
@@ -134,14 +143,49 @@ def render_scalar(
 ) -> JsonSchemaValue:
     """The schema a lenient type advertises, for the generator and mode in use.
 
-    Validation mode advertises ``anyOf`` of the canonical schema, *first*, and the alternative form
-    (a string pattern, or JSON text), which every JSON Schema validator reads the same way. The
-    style stage (`pydantic_lenient.apply_style`) relies on that order to restyle any schema holding
-    this shape, whichever generator wrote it. Serialization mode advertises the canonical schema.
+    Serialization mode advertises the canonical schema. Validation mode writes, by
+    `current_rendering`:
+
+    * under the library's generator (`Rendering.RESTYLED`), ``anyOf`` of the canonical schema,
+      *first*, and the alternative form (a string pattern, or JSON text), which every JSON Schema
+      validator reads the same way. The style stage (`pydantic_lenient.apply_style`) relies on that
+      order to restyle any schema holding this shape, whichever generator wrote it;
+    * under pydantic's own generator (`Rendering.PORTABLE`: a hand-written type that an SDK lists
+      with ``model_json_schema()``), the same ``anyOf`` in the portable shape, which every profiled
+      host lists and reads right (`pydantic_lenient.types.portable_rules`);
+    * inside a portable array's ``items`` (`Rendering.CANONICAL`), the canonical schema alone.
     """
     if handler.mode == "serialization":
         return {**canonical, **annotations}
-    return {"anyOf": [dict(canonical), dict(alternative)], **annotations}
+    mode = current_rendering()
+    if mode is Rendering.RESTYLED:
+        return {"anyOf": [dict(canonical), dict(alternative)], **annotations}
+    own = portable_node(canonical, canonical_part)
+    if mode is Rendering.CANONICAL:
+        return {**own, **annotations}
+    return {"anyOf": portable_branches([inlined_branch(own, resolver(handler)), dict(alternative)]), **annotations}
+
+
+def resolver(handler: GetJsonSchemaHandler) -> Callable[[str], Any]:
+    """How ``handler``'s generator looks up a ``$ref`` it wrote (`typed_branch`)."""
+
+    def resolve(reference: str) -> Any:
+        try:
+            return handler.resolve_ref_schema({"$ref": reference})
+        except LookupError:  # not rendered yet (a model that holds itself)
+            return None
+
+    return resolve
+
+
+def canonical_part(position: Any) -> Any:
+    """A tuple position's canonical part, for the ``items`` its positions share (`portable_node`):
+    rendered portable, a lenient scalar is ``anyOf`` of its canonical branch and string forms."""
+    branches = position.get("anyOf") if isinstance(position, dict) else None
+    if not isinstance(branches, list):
+        return position
+    kinds = [b for b in branches if isinstance(b, dict) and b.get("type") not in ("string", "null")]
+    return kinds[0] if len(kinds) == 1 else position
 
 
 # What a marker reads from metadata written before it -------------------------------------------
