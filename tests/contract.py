@@ -16,9 +16,10 @@ from typing import Annotated, Any, Optional
 
 import annotated_types
 from pydantic import BaseModel, Field, ValidationError, create_model
-from pydantic_core import ErrorDetails
+from pydantic_core import ErrorDetails, to_jsonable_python
 
 import pydantic_lenient as pl
+from pydantic_lenient.testing import host_validator
 from pydantic_lenient.types.forms import (
     JSON_NUMBER,
     MAX_DIGIT_STRING_LENGTH,
@@ -288,3 +289,37 @@ def agrees(host_accepts: bool, value: Any, verdict: Verdict, *, portable: bool =
     if host_accepts == verdict.accepted:
         return True
     return host_accepts and is_listed_exception(value, verdict, portable=portable)
+
+
+def is_portable_item_text(model: type[BaseModel], schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
+    """The portable style's listed exception the other way round (docs/guarantees.md, 9): an array's
+    ``items`` advertise the canonical type only (the Gemini API refuses a union ``items``), so a host
+    refuses a text form inside an array that the model takes. The host takes the model's own result."""
+    if not holds_text_in_an_array(arguments):
+        return False
+    try:
+        taken = model.model_validate(arguments).model_dump(include=set(arguments))
+    except ValidationError:
+        return False
+    return host_validator(schema).is_valid(to_jsonable_python(_decimals_as_numbers(taken)))
+
+
+def _decimals_as_numbers(value: Any) -> Any:
+    """A Decimal as the JSON number it is (pydantic writes it as text, which no ``number`` item takes)."""
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return [_decimals_as_numbers(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _decimals_as_numbers(item) for key, item in value.items()}
+    return value
+
+
+def holds_text_in_an_array(value: Any, in_array: bool = False) -> bool:
+    if isinstance(value, str):
+        return in_array
+    if isinstance(value, dict):
+        return any(holds_text_in_an_array(item, in_array) for item in value.values())
+    if isinstance(value, list):
+        return any(holds_text_in_an_array(item, True) for item in value)
+    return False

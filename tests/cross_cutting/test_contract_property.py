@@ -19,7 +19,6 @@ import os
 import re
 import sys
 from collections.abc import Iterator
-from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
 from typing import Annotated, Any, NamedTuple
@@ -28,7 +27,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError, create_model
-from pydantic_core import to_jsonable_python
 
 from pydantic_lenient import Lenient, apply_style, input_schema, lenient_model, lenient_tool
 from pydantic_lenient.codemod import fix_source
@@ -39,7 +37,7 @@ from pydantic_lenient.schema.widen import widen_schema
 from pydantic_lenient.testing import host_validator
 from tests.annotation_strategies import Annotation, Parameter, module_source, parameters
 from tests.conftest import AjvRunner
-from tests.contract import RANGE_ERROR_TYPES, Verdict, is_listed_exception
+from tests.contract import RANGE_ERROR_TYPES, Verdict, is_listed_exception, is_portable_item_text
 from tests.proxy_agreement import explained_by_repair
 from tests.sdks import require
 
@@ -248,40 +246,6 @@ def _agrees(host_accepts: bool, arguments: Any, verdict: Verdict, *, portable: b
     return _has_repeated_items(arguments)
 
 
-def _portable_item_text(model: type[BaseModel], schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
-    """The portable style's listed exception the other way round (docs/guarantees.md, 9): an array's
-    ``items`` advertise the canonical type only (the Gemini API refuses a union ``items``), so a host
-    refuses a text form inside an array that the model takes. The host takes the model's own result."""
-    if not _holds_text_in_an_array(arguments):
-        return False
-    try:
-        taken = model.model_validate(arguments).model_dump(include=set(arguments))
-    except ValidationError:
-        return False
-    return host_validator(schema).is_valid(to_jsonable_python(_decimals_as_numbers(taken)))
-
-
-def _decimals_as_numbers(value: Any) -> Any:
-    """A Decimal as the JSON number it is (pydantic writes it as text, which no ``number`` item takes)."""
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, (list, tuple)):
-        return [_decimals_as_numbers(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _decimals_as_numbers(item) for key, item in value.items()}
-    return value
-
-
-def _holds_text_in_an_array(value: Any, in_array: bool = False) -> bool:
-    if isinstance(value, str):
-        return in_array
-    if isinstance(value, dict):
-        return any(_holds_text_in_an_array(item, in_array) for item in value.values())
-    if isinstance(value, list):
-        return any(_holds_text_in_an_array(item, True) for item in value)
-    return False
-
-
 def _has_repeated_items(value: Any) -> bool:
     if isinstance(value, dict):
         return any(_has_repeated_items(item) for item in value.values())
@@ -303,7 +267,7 @@ def _mismatches(
         arguments = {"value": value}
         verdict = _verdict(model, arguments)
         host_accepts = host.is_valid(arguments)
-        if portable and not host_accepts and verdict.accepted and _portable_item_text(model, schema, arguments):
+        if portable and not host_accepts and verdict.accepted and is_portable_item_text(model, schema, arguments):
             continue
         if not _agrees(host_accepts, arguments, verdict, portable=portable):
             said = [(error["type"], error["loc"], error["input"]) for error in verdict.errors] or "ok"
@@ -476,7 +440,7 @@ def test_the_sdk_adapters_advertise_and_decide_as_the_other_ways(
         verdict = _verdict(reference, arguments)
         assert accepted == verdict.accepted, (sdk, parameter.written, value, verdict.errors)
         host_accepts = host.is_valid(arguments)
-        if not host_accepts and verdict.accepted and _portable_item_text(reference, served.schema, arguments):
+        if not host_accepts and verdict.accepted and is_portable_item_text(reference, served.schema, arguments):
             continue
         assert _agrees(host_accepts, arguments, verdict, portable=True), (sdk, parameter.written, value)
 
@@ -526,7 +490,7 @@ def test_ajv_gives_the_servers_verdict_on_every_way_in(
     for case, result in zip(cases, results, strict=True):
         assert result["compile_error"] is None, (case.where, result["compile_error"])
         for arguments, host_accepts, verdict in zip(case.values, result["verdicts"], case.verdicts, strict=True):
-            if not host_accepts and verdict.accepted and _portable_item_text(case.model, case.schema, arguments):
+            if not host_accepts and verdict.accepted and is_portable_item_text(case.model, case.schema, arguments):
                 continue
             if not _agrees(host_accepts, arguments, verdict, portable=True):
                 problems.append((case.where, arguments, host_accepts, verdict.errors))

@@ -30,7 +30,7 @@ from pydantic_lenient.testing import host_validator
 from pydantic_lenient.types.mapping import Lenient, lenient_model
 from pydantic_lenient.types.tools import lenient_tool
 from tests.conftest import AjvRunner
-from tests.contract import Verdict, agrees, server_verdict
+from tests.contract import Verdict, agrees, is_portable_item_text, server_verdict
 from tests.strategies import any_input
 
 _LENIENT: Any = Lenient  # subscripted with run-time values below
@@ -213,8 +213,14 @@ def test_host_and_server_agree_on_every_value(name: str, style: str, value: Any)
         if isinstance(value, str):
             assert model.model_validate({"value": value}).value == value  # type: ignore[attr-defined]
         return
-    host_accepts = bool(host_validator(_schema(model, style)).is_valid({"value": value}))
-    assert _agrees(name, host_accepts, value, server_verdict(model, {"value": value}), style), (host_accepts, value)
+    schema = _schema(model, style)
+    host_accepts = bool(host_validator(schema).is_valid({"value": value}))
+    verdict = server_verdict(model, {"value": value})
+    if style == "pydantic-default" and not host_accepts and verdict.accepted:
+        # The portable items pydantic's own generator now writes list their canonical type (exception 9).
+        assert is_portable_item_text(model, schema, {"value": value}), value
+        return
+    assert _agrees(name, host_accepts, value, verdict, style), (host_accepts, value)
 
 
 CORPUS: list[Any] = [

@@ -92,7 +92,8 @@ def test_sdk_clients_of_both_eras_get_widened_listings_and_repaired_calls(two_wo
 
     seen = run(session())
     alpha_schema, alpha_error, alpha_text = seen["alpha"]
-    assert alpha_schema["properties"]["a"]["type"] == ["integer", "string"]  # widened, like the proxy's
+    # Widened, like the proxy's, in the portable shape by default (docs/hosts.md).
+    assert [branch["type"] for branch in alpha_schema["properties"]["a"]["anyOf"]] == ["number", "string"]
     assert (alpha_error, alpha_text) == (False, ["alpha: 102"])
     assert seen["beta"][1:] == (False, ["beta: off"])
     assert seen["remote"][1:] == (False, ["The sum of 1.5 and 2.0 is 3.5."])
@@ -288,7 +289,7 @@ def test_a_wide_bind_without_a_token_is_refused(tmp_path: Path) -> None:
         )
         assert done.returncode == 2
         assert "refusing to listen" in done.stderr
-        assert "without a token" in done.stderr
+        assert "without auth" in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1
 
 

@@ -16,6 +16,7 @@ pytest.importorskip("starlette")
 import httpx2
 from starlette.types import Receive, Scope, Send
 
+from pydantic_lenient.gateway.auth import SharedToken
 from pydantic_lenient.gateway.config import ConfigError, config_from_document, is_loopback
 from pydantic_lenient.gateway.lanes import _with_id
 from pydantic_lenient.gateway.security import Guard
@@ -108,7 +109,7 @@ class _Held:
 
 def _guarded(app: Any, **options: Any) -> httpx2.AsyncClient:
     settings: dict[str, Any] = {
-        "token": None,
+        "authenticator": None,
         "loopback_bind": True,
         "allowed_hosts": (),
         "allowed_origins": (),
@@ -121,7 +122,7 @@ def _guarded(app: Any, **options: Any) -> httpx2.AsyncClient:
 
 def test_the_token_is_required_and_compared_exactly() -> None:
     async def statuses() -> list[int]:
-        async with _guarded(_Held(), token=TOKEN) as client:
+        async with _guarded(_Held(), authenticator=SharedToken(TOKEN)) as client:
             return [
                 (await client.post("/mcp", headers=headers)).status_code
                 for headers in (
@@ -155,9 +156,11 @@ def test_host_and_origin_are_checked_against_dns_rebinding() -> None:
 
 def test_a_wide_bind_checks_hosts_only_when_named() -> None:
     async def statuses() -> list[int]:
-        async with _guarded(_Held(), loopback_bind=False, token=TOKEN) as client:
+        async with _guarded(_Held(), loopback_bind=False, authenticator=SharedToken(TOKEN)) as client:
             open_host = (await client.get("/healthz", headers={"host": "gw.example"})).status_code
-        async with _guarded(_Held(), loopback_bind=False, token=TOKEN, allowed_hosts=("gw.example",)) as client:
+        async with _guarded(
+            _Held(), loopback_bind=False, authenticator=SharedToken(TOKEN), allowed_hosts=("gw.example",)
+        ) as client:
             named = (await client.get("/healthz", headers={"host": "gw.example:443"})).status_code
             other = (await client.get("/healthz", headers={"host": "other.example"})).status_code
         return [open_host, named, other]

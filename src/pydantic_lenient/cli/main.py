@@ -227,7 +227,7 @@ def _parser() -> argparse.ArgumentParser:
         help="serve the MCP servers of a config file over Streamable HTTP, with lenient tool inputs",
         description="The gateway: every server in CONFIG.json's mcpServers (command/args/env or url/headers) at "
         "/servers/NAME/mcp, and all of them at /mcp, in both MCP eras, each tools/list widened and each tools/call "
-        "repaired as the proxy does. Binds loopback unless the config names a token.",
+        "repaired as the proxy does. Binds loopback unless the config names a token or OAuth.",
         run=_serve,
     )
     serve.add_argument("config", metavar="CONFIG.json", help="the mcpServers document, with a gateway section")

@@ -25,7 +25,7 @@ def _serve(arguments: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from pydantic_lenient.gateway.app import CONFIG_VARIABLE, HOST_VARIABLE
+        from pydantic_lenient.gateway.app import AUTH_OPTIONS, CONFIG_VARIABLE, HOST_VARIABLE, _authenticator
         from pydantic_lenient.gateway.config import ConfigError, is_loopback, load_config
     except ImportError as error:
         raise CommandError(
@@ -35,9 +35,10 @@ def _serve(arguments: argparse.Namespace) -> int:
     try:
         config = load_config(arguments.config)
         host = arguments.host or config.gateway.host
-        # An unreadable or short token is one line now, not a worker's traceback.
-        if not is_loopback(host) and config.token() is None:
-            raise CommandError(f"refusing to listen on {host} without a token: set tokenFile or tokenEnv in the config")
+        # An unreadable or short token, or an unreadable JWKS file, is one line now, not a worker's traceback.
+        _authenticator(config)
+        if not is_loopback(host) and not config.gateway.authenticated:
+            raise CommandError(f"refusing to listen on {host} without auth: {AUTH_OPTIONS}")
     except ConfigError as error:
         raise CommandError(str(error)) from None
     if arguments.workers < 1:

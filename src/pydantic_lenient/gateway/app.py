@@ -27,7 +27,7 @@ import socket
 import sys
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -39,13 +39,14 @@ from pydantic_lenient._version import __version__
 from pydantic_lenient.proxy.core import ProxyOptions
 from pydantic_lenient.proxy.messages import dumped, is_id, parsed, parsed_message
 
+from .auth import METADATA_PATH, Authenticator, OAuthResource, SharedToken
 from .config import GatewayConfig, is_loopback
 from .eras import MODERN_VERSION, Era, era_of
 from .lanes import Lane, LaneUnavailable, error_response
 from .security import Guard, RateLimit
 
 if TYPE_CHECKING:
-    from pydantic_lenient.schema.styles import Style
+    pass
 
 __all__ = ("Gateway", "app", "app_from_environment")
 
@@ -76,7 +77,7 @@ class Gateway:
                 # One directory per replica and era: no file is ever written by two processes.
                 log_dir = Path(server.log_dir) / f"{replica}-{era}" if server.log_dir is not None else None
                 self.options[(name, era)] = ProxyOptions(
-                    style=cast("Style", server.style), normalizer=normalizer, log_dir=log_dir, telemetry=telemetry
+                    style=server.style, normalizer=normalizer, log_dir=log_dir, telemetry=telemetry
                 )
         self.lanes: dict[tuple[str, Era], Lane] = {}
         per_tool = self.settings.rate_limits.per_tool
@@ -311,15 +312,15 @@ def app(config: GatewayConfig, *, freeze_gc: bool = True) -> Any:
     """The ASGI application serving ``config``: a Starlette app behind the `Guard`.
 
     Raises `pydantic_lenient.gateway.config.ConfigError` when the bind is wider than loopback and
-    no token is configured. ``freeze_gc``: move what start-up made out of the collector's way
+    no token or OAuth is configured. ``freeze_gc``: move what start-up made out of the collector's way
     (``gc.freeze``), so a full collection does not stall every call in flight."""
     settings = config.gateway
-    token = config.token()
+    authenticator = _authenticator(config)
     loopback = is_loopback(settings.host)
-    if not loopback and token is None:
+    if not loopback and authenticator is None:
         from .config import ConfigError
 
-        raise ConfigError(f"refusing to listen on {settings.host} without a token: set tokenFile or tokenEnv")
+        raise ConfigError(f"refusing to listen on {settings.host} without auth: {AUTH_OPTIONS}")
     telemetry = _telemetry()
     gateway = Gateway(config, telemetry.telemetry if telemetry is not None else None)
 
@@ -343,11 +344,18 @@ def app(config: GatewayConfig, *, freeze_gc: bool = True) -> Any:
     ]
     if settings.aggregate:
         routes.append(Route("/mcp", gateway.aggregate_endpoint, methods=methods))
+    if isinstance(authenticator, OAuthResource):
+        document = authenticator.metadata()
+
+        async def metadata(_: Request) -> Response:
+            return JSONResponse(document)
+
+        routes += [Route(path, metadata, methods=["GET"]) for path in (METADATA_PATH, METADATA_PATH + "/{rest:path}")]
     starlette = Starlette(routes=routes, lifespan=lifespan)
     starlette.state.gateway = gateway
     return Guard(
         starlette,
-        token=token,
+        authenticator=authenticator,
         loopback_bind=loopback,
         allowed_hosts=settings.allowed_hosts,
         allowed_origins=settings.allowed_origins,
@@ -355,6 +363,19 @@ def app(config: GatewayConfig, *, freeze_gc: bool = True) -> Any:
         max_concurrency=settings.max_concurrency,
         per_client=settings.rate_limits.per_client,
     )
+
+
+AUTH_OPTIONS = "set tokenFile, tokenEnv or oauth in the config's gateway section"
+
+
+def _authenticator(config: GatewayConfig) -> Authenticator | None:
+    """Who may call: the shared token, OAuth access tokens, or anyone (None: a loopback bind only)."""
+    token = config.token()
+    if token is not None:
+        return SharedToken(token)
+    if config.gateway.oauth is not None:
+        return OAuthResource(config.gateway.oauth)
+    return None
 
 
 def app_from_environment() -> Any:

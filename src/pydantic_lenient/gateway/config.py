@@ -27,9 +27,12 @@ import os
 import re
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
+
+from pydantic_lenient.schema.styles import DEFAULT_STYLE, STYLES, Style
 
 __all__ = (
     "ConfigError",
@@ -64,15 +67,13 @@ class ServerConfig(_Model):
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     rules: str | None = None
-    style: str = "type-array"
+    style: Style = DEFAULT_STYLE
     log_dir: str | None = None
 
-    @field_validator("style")
+    @field_validator("style", mode="before")
     @classmethod
-    def _known_style(cls, style: str) -> str:
-        from pydantic_lenient.schema.styles import STYLES  # the one list, whatever styles it grows
-
-        if style not in STYLES:
+    def _known_style(cls, style: object) -> object:
+        if style not in STYLES:  # the one list, whatever styles it grows; one line naming them all
             raise ValueError(f"style must be one of {', '.join(STYLES)}")
         return style
 
@@ -102,6 +103,53 @@ class RateLimits(_Model):
     per_tool: float | None = Field(None, gt=0)
 
 
+# Signature algorithms an access token may use: asymmetric only, so a key published in a JWKS can
+# never serve as an HMAC secret (algorithm confusion), and never "none".
+TOKEN_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+
+
+class OAuthSettings(_Model):
+    """The gateway as an OAuth 2.1 resource server (the MCP authorization spec): each request carries
+    an access token, a JWT its authorization server signed, for this ``resource``."""
+
+    resource: str
+    """The gateway's canonical URI (``https://gateway.example``): the audience a token must name
+    (RFC 8707), and where its protected-resource metadata (RFC 9728) says it is."""
+    issuer: str
+    """The authorization server's issuer identifier: a token's ``iss``."""
+    jwks_uri: str | None = None
+    """Where the issuer publishes its signing keys (fetched when a key is first needed, then cached)."""
+    jwks_file: str | None = None
+    """Or a JWKS document on disk: the keys, pinned, with nothing fetched."""
+    authorization_servers: tuple[str, ...] = ()
+    """Listed in the metadata for clients to find (the issuer when none are given)."""
+    required_scopes: tuple[str, ...] = ()
+    """Scopes every token must carry (``scope`` or ``scp``); 403 ``insufficient_scope`` otherwise."""
+    algorithms: tuple[str, ...] = ("RS256", "ES256")
+    leeway: float = Field(30.0, ge=0, le=300)
+    """Seconds of clock difference allowed on ``exp`` and ``nbf``."""
+
+    @field_validator("resource", "issuer", "jwks_uri")
+    @classmethod
+    def _https_or_loopback(cls, value: str | None) -> str | None:
+        if value is not None and not _secure_url(value):
+            raise ValueError("must be an https:// URL (http:// only for a loopback host)")
+        return value
+
+    @field_validator("algorithms")
+    @classmethod
+    def _asymmetric(cls, algorithms: tuple[str, ...]) -> tuple[str, ...]:
+        if not algorithms or not set(algorithms) <= set(TOKEN_ALGORITHMS):
+            raise ValueError(f"algorithms must be some of {', '.join(TOKEN_ALGORITHMS)}")
+        return algorithms
+
+    @model_validator(mode="after")
+    def _one_key_source(self) -> OAuthSettings:
+        if (self.jwks_uri is None) == (self.jwks_file is None):
+            raise ValueError("give jwksUri or jwksFile, one of them")
+        return self
+
+
 class GatewaySettings(_Model):
     """The gateway's own options: where it listens, who may call it, and its caps."""
 
@@ -109,6 +157,7 @@ class GatewaySettings(_Model):
     port: int = Field(8765, ge=0, le=65535)
     token_file: str | None = None
     token_env: str | None = None
+    oauth: OAuthSettings | None = None
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     max_body_bytes: int = Field(4 * 1024 * 1024, ge=1024)
@@ -121,7 +170,14 @@ class GatewaySettings(_Model):
     def _one_token_source(self) -> GatewaySettings:
         if self.token_file is not None and self.token_env is not None:
             raise ValueError("give tokenFile or tokenEnv, not both")
+        if self.oauth is not None and (self.token_file is not None or self.token_env is not None):
+            raise ValueError("give a token or oauth, not both")
         return self
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether every request must show a credential (a wider bind than loopback needs one)."""
+        return self.token_file is not None or self.token_env is not None or self.oauth is not None
 
 
 class GatewayConfig(_Model):
@@ -178,6 +234,13 @@ def config_from_document(document: object, where: str = "config") -> GatewayConf
         more = error.error_count() - 1
         suffix = f" (and {more} more)" if more else ""
         raise ConfigError(f"{where}: {location}: {first['msg']}{suffix}") from None
+
+
+def _secure_url(value: str) -> bool:
+    parts = urlsplit(value)
+    if parts.scheme == "https" and parts.hostname:
+        return True
+    return parts.scheme == "http" and parts.hostname is not None and is_loopback(parts.hostname)
 
 
 def is_loopback(host: str) -> bool:

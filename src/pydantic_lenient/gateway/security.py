@@ -6,8 +6,9 @@ token, the body size and the number of requests in flight, checked before any ro
   (which needs a token) accepts any Host unless ``allowedHosts`` names them. 421 otherwise.
 * **Origin**: a request that carries one must name a loopback origin or one in
   ``allowedOrigins``; a browser page elsewhere gets 403.
-* **Token**: ``Authorization: Bearer TOKEN``, compared in constant time (`hmac.compare_digest`);
-  401 with ``WWW-Authenticate: Bearer`` otherwise. ``/healthz`` needs none.
+* **Credentials**: what the `Authenticator` asks (`pydantic_lenient.gateway.auth`): one shared
+  bearer token, or an OAuth 2.1 access token; 401 with ``WWW-Authenticate`` otherwise.
+  ``/healthz`` needs none, nor the OAuth metadata.
 * **Caps**: a declared ``Content-Length`` over the cap is 413 before the body is read (the route
   counts the bytes of a chunked body too); past ``maxConcurrency`` requests in flight, 503 with
   ``Retry-After``; past ``rateLimits.perClient`` requests a second from one address, 429.
@@ -17,12 +18,13 @@ Limits and caps are per worker process: a replica keeps no state another needs.
 
 from __future__ import annotations
 
-import hmac
 import time
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .auth import Authenticator, Refusal
 
 __all__ = ("Guard", "RateLimit", "host_name")
 
@@ -73,7 +75,7 @@ class Guard:
         self,
         app: ASGIApp,
         *,
-        token: str | None,
+        authenticator: Authenticator | None,
         loopback_bind: bool,
         allowed_hosts: Iterable[str],
         allowed_origins: Iterable[str],
@@ -83,7 +85,7 @@ class Guard:
     ) -> None:
         self.app = app
         self.per_client = RateLimit(per_client) if per_client is not None else None
-        self.expected = f"Bearer {token}".encode() if token is not None else None
+        self.authenticator = authenticator
         self.allowed_hosts = frozenset(host.lower() for host in allowed_hosts)
         self.loopback_bind = loopback_bind
         self.allowed_origins = frozenset(origin.rstrip("/").lower() for origin in allowed_origins)
@@ -98,7 +100,15 @@ class Guard:
         headers: dict[bytes, bytes] = {}
         for name, value in scope["headers"]:
             headers.setdefault(name, value)
-        refusal = self._refusal(scope, headers)
+        refusal = self._refusal(headers)
+        path = scope["path"]
+        if (
+            refusal is None
+            and self.authenticator is not None
+            and path != "/healthz"
+            and not self.authenticator.public(path)
+        ):
+            refusal = await self.authenticator.refusal(headers.get(b"authorization", b""))
         if refusal is not None:
             status, text, extra = refusal
             await _plain(send, status, text, extra)
@@ -117,17 +127,13 @@ class Guard:
         finally:
             self.in_flight -= 1
 
-    def _refusal(self, scope: Scope, headers: dict[bytes, bytes]) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
+    def _refusal(self, headers: dict[bytes, bytes]) -> Refusal | None:
         host = headers.get(b"host", b"").decode("latin-1")
         if not self._host_allowed(host):
             return 421, "this Host is not served here", []
         origin = headers.get(b"origin")
         if origin is not None and not self._origin_allowed(origin.decode("latin-1")):
             return 403, "this Origin may not use the gateway", []
-        if self.expected is not None and scope["path"] != "/healthz":
-            presented = headers.get(b"authorization", b"")
-            if not hmac.compare_digest(presented, self.expected):
-                return 401, "a bearer token is required", [(b"www-authenticate", b'Bearer realm="pydantic-lenient"')]
         length = headers.get(b"content-length")
         if length is not None:
             try:
