@@ -30,6 +30,7 @@ from starlette.testclient import TestClient
 from starlette.types import Receive, Scope, Send
 
 from pydantic_lenient.gateway import app
+from pydantic_lenient.gateway import auth as auth_module
 from pydantic_lenient.gateway.auth import METADATA_PATH, OAuthResource
 from pydantic_lenient.gateway.config import ConfigError, OAuthSettings, config_from_document
 from pydantic_lenient.gateway.security import Guard
@@ -198,9 +199,30 @@ def test_keys_are_fetched_from_the_jwks_uri_once_and_a_fetch_that_fails_is_503()
         made_up = [f"Bearer {_token(kid=f'made-up-{index}')}" for index in range(20)]
         answers = _answers(settings, [f"Bearer {_token()}"] * 3 + [f"Bearer {_token(OTHER_KEY)}", *made_up])
         assert [status for status, _ in answers] == [200, 200, 200, 401] + [401] * 20
-        assert len(fetches) == 1  # cached; made-up kids do not make it fetch the keys again and again
+        # The set once, then once more for the first kid it lacks (a rotation?): 20 made-up kids fetch no more.
+        assert len(fetches) == 2
     closed = OAuthSettings.model_validate({"resource": RESOURCE, "issuer": ISSUER, "jwksUri": uri})
     assert [status for status, _ in _answers(closed, [f"Bearer {_token()}"])] == [503]
+
+
+def test_a_key_the_issuer_rotates_in_is_found_by_fetching_the_set_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(auth_module, "_REFRESH_GAP", 0.0)
+    document: dict[str, Any] = {"keys": [_jwk(KEY, "rsa-1")]}
+    with _jwks_server(document) as (uri, fetches):
+        settings = OAuthSettings.model_validate({"resource": RESOURCE, "issuer": ISSUER, "jwksUri": uri})
+        resource = OAuthResource(settings)
+
+        async def statuses() -> list[int | None]:
+            found = []
+            for token in (_token(), _token(OTHER_KEY, "rsa-2")):
+                refusal = await resource.refusal(f"Bearer {token}".encode())
+                found.append(None if refusal is None else refusal[0])
+            document["keys"].append(_jwk(OTHER_KEY, "rsa-2"))  # the issuer rotates a key in
+            refusal = await resource.refusal(f"Bearer {_token(OTHER_KEY, 'rsa-2')}".encode())
+            return [*found, None if refusal is None else refusal[0]]
+
+        assert asyncio.run(statuses()) == [None, 401, None]
+        assert len(fetches) == 3
 
 
 def _config(tmp_path: Path, **oauth: Any) -> Any:

@@ -36,8 +36,7 @@ Refusal = tuple[int, str, list[tuple[bytes, bytes]]]
 """An answer instead of the request: status, a line of text, and headers."""
 
 _BEARER = b"bearer "
-_MOST_KEYS = 64  # kids remembered: tokens naming new kids cannot grow memory
-_LOOKUP_GAP = 5.0  # seconds between two lookups of keys not known: an attacker's made-up kids fetch nothing more
+_REFRESH_GAP = 5.0  # seconds between two fetches for a kid not in the key set
 
 
 class Authenticator(Protocol):
@@ -87,8 +86,8 @@ class OAuthResource:
             if settings.jwks_uri is not None
             else None
         )
-        self.known: dict[str, tuple[Any, float]] = {}  # kid -> (key, until when it is trusted without a fetch)
-        self.next_lookup = 0.0  # when a key not known may be looked up (and the key set fetched) again
+        self.keys_until = 0.0  # when the fetched key set is old
+        self.next_refresh = 0.0  # when a kid not in the set may make it fetch the set again
 
     def metadata(self) -> dict[str, Any]:
         """The protected-resource metadata document (RFC 9728)."""
@@ -134,31 +133,41 @@ class OAuthResource:
         return None
 
     async def _key(self, token: str) -> Any:
-        """The key that signed ``token``, by its ``kid`` (or the one key there is)."""
+        """The key that signed ``token``, by its ``kid`` (or the one key there is). With a ``jwksUri``,
+        the key set is fetched when it is older than `KEY_LIFESPAN`, and again at once for a ``kid``
+        it lacks (the issuer may have rotated its keys), but not more than once every few seconds:
+        made-up kids cannot make the gateway fetch on every request."""
         kid = self.jwt.get_unverified_header(token).get("kid")
         if self.client is not None:
             now = time.monotonic()
-            known = self.known.get(kid) if isinstance(kid, str) else None
-            if known is not None and known[1] > now:
-                return known[0]  # no thread hop for a key seen in the last KEY_LIFESPAN seconds
-            if now < self.next_lookup:  # a kid it has not seen makes PyJWT fetch the keys again: not on every request
-                raise self.jwt.InvalidTokenError("an unknown key, looked up again too soon")
-            self.next_lookup = now + _LOOKUP_GAP
-            import anyio.to_thread
-
-            try:
-                key = (await anyio.to_thread.run_sync(self.client.get_signing_key_from_jwt, token)).key
-            except self.jwt.PyJWKClientConnectionError:
-                raise _KeysUnavailable from None
-            if isinstance(kid, str):
-                if len(self.known) >= _MOST_KEYS:
-                    self.known.clear()
-                self.known[kid] = (key, time.monotonic() + KEY_LIFESPAN)
-            return key
-        keys = [key for key in self.keys.keys if kid is None or key.key_id == kid]
-        if len(keys) != 1:
+            if self.keys is None or now >= self.keys_until:
+                await self._fetch(refresh=False)
+            if self._find(kid) is None and now >= self.next_refresh:
+                self.next_refresh = now + _REFRESH_GAP
+                await self._fetch(refresh=True)
+        key = self._find(kid)
+        if key is None:
             raise self.jwt.InvalidTokenError("no single key matches the token")
-        return keys[0].key
+        return key
+
+    def _find(self, kid: Any) -> Any:
+        if self.keys is None:
+            return None
+        keys = [key for key in self.keys.keys if kid is None or key.key_id == kid]
+        return keys[0].key if len(keys) == 1 else None
+
+    async def _fetch(self, *, refresh: bool) -> None:
+        """The issuer's key set, fetched in a worker thread (PyJWT reads it with urllib). A fetch that
+        fails keeps the keys already known; with none, the request gets 503."""
+        import anyio.to_thread
+
+        try:
+            self.keys = await anyio.to_thread.run_sync(self.client.get_jwk_set, refresh)
+        except self.jwt.PyJWKClientError:
+            if self.keys is None:
+                raise _KeysUnavailable from None
+        else:
+            self.keys_until = time.monotonic() + KEY_LIFESPAN
 
     def _unauthorized(self, error: str | None, text: str) -> Refusal:
         challenge = f'Bearer resource_metadata="{self.metadata_url}"'
