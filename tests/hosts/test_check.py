@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import itertools
 import os
+from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 from hypothesis import HealthCheck, given, settings
 from pydantic import BaseModel, Field
@@ -121,3 +122,14 @@ def test_in_the_portable_style_no_host_delivers_a_value_wrong_or_refuses_a_tool_
         # Gemini API refuses, as it refuses the plain tool's integer enum.)
         if PROFILES[check.host].listing(plain).accepted:
             assert not [v for v in check.verdicts if v.outcome == "unlisted"], parameter.written
+
+
+def _either_number(value: Union[int, Decimal]) -> None:
+    """A tool."""
+
+
+def test_a_decimal_is_compared_by_the_number_it_holds() -> None:
+    """`Union[int, Decimal]` given "7" gets Decimal("7"), the same number as the 7 its native form
+    gives the int: right, not wrong (the nox sessions' random examples found it as "wrong")."""
+    (check,) = check_on_hosts([lenient_tool(_either_number)], [profile("claude-desktop")])
+    assert {(verdict.form, verdict.outcome) for verdict in check.verdicts} == {("native", "right"), ("digits", "right")}

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
+
+from pydantic_core import to_jsonable_python
 
 from pydantic_lenient.schema.catalog import tool_catalog, tool_specs
 from pydantic_lenient.schema.targets import input_schema
@@ -41,7 +44,34 @@ class HostCheck:
 
 
 def _server(model: type[BaseModel]) -> Server:
-    return lambda arguments: model.model_validate(arguments).model_dump(mode="json", by_alias=True)
+    """What the tool gets, as JSON, with each Decimal as the number it holds (`_as_number`)."""
+
+    def received(arguments: Any) -> Any:
+        taken = model.model_validate(arguments)
+        return to_jsonable_python(_decimals_as_numbers(taken.model_dump(by_alias=True)))
+
+    return received
+
+
+def _decimals_as_numbers(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return _as_number(value)
+    if isinstance(value, dict):
+        return {key: _decimals_as_numbers(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_decimals_as_numbers(item) for item in value]
+    return value
+
+
+def _as_number(value: Decimal) -> Any:
+    """A Decimal as the JSON number it holds where one holds it exactly (an integral one as an int,
+    else a double whose shortest text is the Decimal's), else its text: `Union[int, Decimal]` given
+    ``"7"`` gets ``Decimal("7")``, the same number as the ``7`` its native form gives the int, while
+    ``"0.1000000000000000000001"`` that a host turned into the double ``0.1`` stays another value."""
+    if value.is_finite() and value == value.to_integral_value() and value.adjusted() < 64:
+        return int(value)
+    as_float = float(value)
+    return as_float if value.is_finite() and Decimal(repr(as_float)) == value else str(value)
 
 
 def check_on_hosts(tools: Any, hosts: Iterable[HostProfile], *, style: Style | None = None) -> list[HostCheck]:
