@@ -11,7 +11,6 @@ import hashlib
 import hmac
 import http.server
 import json
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ from pydantic_lenient.gateway import auth as auth_module
 from pydantic_lenient.gateway.auth import METADATA_PATH, OAuthResource
 from pydantic_lenient.gateway.config import ConfigError, OAuthSettings, config_from_document
 from pydantic_lenient.gateway.security import Guard
+from tests.local_http import serving
 
 RESOURCE = "https://gateway.example.com"
 ISSUER = "https://auth.example.com"
@@ -183,14 +183,8 @@ def _jwks_server(document: dict[str, Any]) -> Iterator[tuple[str, list[int]]]:
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/jwks.json", fetches
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as url:
+        yield f"{url}/jwks.json", fetches
 
 
 def test_keys_are_fetched_from_the_jwks_uri_once_and_a_fetch_that_fails_is_503() -> None:

@@ -7,10 +7,9 @@ verdict, never a timing.
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -24,6 +23,7 @@ from pydantic_lenient.repair.budget import (
 )
 from pydantic_lenient.repair.engine import Repairer, RepairResult, repair_arguments
 from tests.guards import within_guard
+from tests.local_http import serving
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 
@@ -320,16 +320,8 @@ class _Counter(BaseHTTPRequestHandler):
 def server() -> Iterator[tuple[str, list[str]]]:
     """A local HTTP server that serves a schema for any path and counts the requests it gets."""
     requests: list[str] = []
-    handler = type("Handler", (_Counter,), {"requests": requests})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", requests
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+    with serving(type("Handler", (_Counter,), {"requests": requests})) as url:
+        yield url, requests
 
 
 def _remote_schemas(url: str) -> list[Any]:
