@@ -41,7 +41,7 @@ from fastmcp.tools.base import Tool, ToolResult
 from fastmcp.tools.function_parsing import ParsedFunction
 from pydantic import ValidationError
 
-from pydantic_lenient.hosts import arguments_as_meant, profile_for_client
+from pydantic_lenient.hosts import profile_for_client
 from pydantic_lenient.normalizer.engine import NormalizationConflict, Normalizer
 from pydantic_lenient.observe.clients import Client, client_from_info, client_of_call
 from pydantic_lenient.observe.failures import NORMALIZATION_CONFLICT, unknown_parameters
@@ -110,14 +110,14 @@ class LenientMiddleware(Middleware):
         sent = params.arguments or {}
         filled = "" in sent.values()  # what a host may have filled in (Cursor: `HostProfile.as_meant`)
         client = _client(context) if self.recorder is not None or filled else None
-        known_host = filled and client is not None and profile_for_client(client.name) is not None
+        host = profile_for_client(client.name) if filled and client is not None else None
         # Calls to names the server does not have are left alone: FastMCP refuses them.
-        wanted = self.lenient_parameters or self.normalizer is not None or known_host
+        wanted = self.lenient_parameters or self.normalizer is not None or host is not None
         tool = await _server_tool(context, params.name) if wanted else None
         if tool is not None and self.lenient_parameters:
             _make_parameters_lenient(tool)
-        if known_host and tool is not None and client is not None:  # before renaming: a host fills in listed names
-            meant = arguments_as_meant(client.name, tool.parameters, sent)
+        if host is not None and tool is not None:  # before renaming: a host fills in listed names
+            meant = host.as_meant(tool.parameters, sent)
             if meant is not sent:
                 params = params.model_copy(update={"arguments": meant})
                 context = context.copy(message=params)

@@ -235,7 +235,7 @@ class LenientServerMiddleware:
         norms: tuple[str, ...] = ()
         filled = "" in arguments.values()  # what a host may have filled in (Cursor: `HostProfile.as_meant`)
         client = _client(ctx) if self.recorder is not None or filled else None
-        tool = _tool(self.server, name)
+        tool = _tool(self.server, name) if filled or self.normalizer is not None else None
         if filled and tool is not None and client is not None:  # before renaming: a host fills in listed names
             meant = arguments_as_meant(client.name, tool.parameters, arguments)
             if meant is not arguments:

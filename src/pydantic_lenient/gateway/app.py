@@ -27,7 +27,7 @@ import socket
 import sys
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -44,9 +44,6 @@ from .config import GatewayConfig, is_loopback
 from .eras import MODERN_VERSION, Era, era_of
 from .lanes import Lane, LaneUnavailable, error_response
 from .security import Guard, RateLimit
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ("Gateway", "app", "app_from_environment")
 

@@ -21,14 +21,7 @@ from typing import Any
 
 from ._ajv import json_copy
 
-__all__ = (
-    "Call",
-    "HostProfile",
-    "Listing",
-    "nullable_properties",
-    "property_schemas",
-    "resolve",
-)
+__all__ = ("Call", "HostProfile", "Listing", "nullable_properties", "property_schemas", "resolve")
 
 
 @dataclass(frozen=True)

@@ -38,13 +38,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic_lenient.types.portable_rules import (
+    Resolve,
     integer_enum_as_range,
     nullable_items,
     portable_branches,
-    typed_branch,
     with_items,
 )
 
+from .locations import pointer_tokens
 from .subschemas import map_subschemas
 
 __all__ = ("portable_shape",)
@@ -69,20 +70,18 @@ def portable_shape(any_of_schema: Mapping[str, Any], canonical: Canonical) -> di
     return dict(_portable(any_of_schema, _resolver(any_of_schema), canonical))
 
 
-def _resolver(root: Mapping[str, Any]) -> Callable[[str], Any]:
+def _resolver(root: Mapping[str, Any]) -> Resolve:
     def resolve(reference: str) -> Any:
-        if not reference.startswith("#/"):
-            return None
-        target: Any = root
-        for part in reference[2:].split("/"):
-            part = part.replace("~1", "/").replace("~0", "~")
-            target = target.get(part) if isinstance(target, dict) else None
+        tokens = pointer_tokens(reference)
+        target: Any = None if tokens is None else root
+        for token in tokens or ():
+            target = target.get(token) if isinstance(target, Mapping) else None
         return target
 
     return resolve
 
 
-def _portable(node: Any, resolve: Callable[[str], Any], canonical: Canonical) -> Any:
+def _portable(node: Any, resolve: Resolve, canonical: Canonical) -> Any:
     if not isinstance(node, dict):
         return node
     node = dict(node)
@@ -94,8 +93,44 @@ def _portable(node: Any, resolve: Callable[[str], Any], canonical: Canonical) ->
     node = with_items(node, canonical)
     alternatives = node.get("oneOf")
     if isinstance(alternatives, list) and alternatives:
-        node["oneOf"] = [typed_branch(branch, resolve) for branch in alternatives]
+        node["oneOf"] = [_typed_branch(branch, resolve) for branch in alternatives]
     branches = node.get("anyOf")
     if isinstance(branches, list) and branches:
-        node["anyOf"] = portable_branches([typed_branch(branch, resolve) for branch in branches])
+        node["anyOf"] = portable_branches([_typed_branch(branch, resolve) for branch in branches])
     return node
+
+
+def _resolved_type(branch: Mapping[str, Any], resolve: Resolve, depth: int = 0) -> str | None:
+    """The one JSON type ``branch`` admits, through ``$ref``s and a union of branches of that one
+    type (pydantic's ``oneOf`` of models); None when it admits several or cannot say."""
+    target: Any = branch
+    for _ in range(32):
+        reference = target.get("$ref") if isinstance(target, Mapping) else None
+        if not isinstance(reference, str):
+            break
+        target = resolve(reference)
+    if not isinstance(target, Mapping):
+        return None
+    kind = target.get("type")
+    if isinstance(kind, str):
+        return kind
+    if "properties" in target:
+        return "object"
+    options = target.get("enum")
+    if isinstance(options, list) and options and all(isinstance(option, str) for option in options):
+        return "string"
+    for keyword in ("oneOf", "anyOf"):
+        members = target.get(keyword)
+        if isinstance(members, list) and members and depth < 8:
+            kinds = {_resolved_type(m, resolve, depth + 1) if isinstance(m, Mapping) else None for m in members}
+            return kinds.pop() if len(kinds) == 1 else None
+    return None
+
+
+def _typed_branch(branch: Any, resolve: Resolve) -> Any:
+    """A union's branch with the ``type`` it admits written beside its ``$ref`` or its own union
+    (Cursor and the Gemini API read a branch without ``type`` as no type at all)."""
+    if not isinstance(branch, dict) or "type" in branch or not ({"$ref", "oneOf", "anyOf"} & branch.keys()):
+        return branch
+    kind = _resolved_type(branch, resolve)
+    return branch if kind is None else {**branch, "type": kind}

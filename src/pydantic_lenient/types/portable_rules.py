@@ -26,6 +26,7 @@ from .forms import JSON_NUMBER, pattern_without_null
 
 __all__ = (
     "Rendering",
+    "Resolve",
     "current_rendering",
     "inlined_branch",
     "integer_enum_as_range",
@@ -33,9 +34,7 @@ __all__ = (
     "portable_branches",
     "portable_node",
     "rendering",
-    "resolved_type",
     "structure_rendering",
-    "typed_branch",
     "with_items",
 )
 
@@ -72,42 +71,6 @@ def rendering(mode: Rendering) -> Iterator[None]:
 
 Resolve = Callable[[str], Any]
 """Looks up a ``$ref`` (``"#/$defs/Name"``): the schema it names, or None when it cannot say."""
-
-
-def resolved_type(branch: Mapping[str, Any], resolve: Resolve, depth: int = 0) -> str | None:
-    """The one JSON type ``branch`` admits, through ``$ref``s and a union of branches of that one
-    type (pydantic's ``oneOf`` of models); None when it admits several or cannot say."""
-    target: Any = branch
-    for _ in range(32):
-        reference = target.get("$ref") if isinstance(target, Mapping) else None
-        if not isinstance(reference, str):
-            break
-        target = resolve(reference)
-    if not isinstance(target, Mapping):
-        return None
-    kind = target.get("type")
-    if isinstance(kind, str):
-        return kind
-    if "properties" in target:
-        return "object"
-    options = target.get("enum")
-    if isinstance(options, list) and options and all(isinstance(option, str) for option in options):
-        return "string"
-    for keyword in ("oneOf", "anyOf"):
-        members = target.get(keyword)
-        if isinstance(members, list) and members and depth < 8:
-            kinds = {resolved_type(m, resolve, depth + 1) if isinstance(m, Mapping) else None for m in members}
-            return kinds.pop() if len(kinds) == 1 else None
-    return None
-
-
-def typed_branch(branch: Any, resolve: Resolve) -> Any:
-    """A union's branch with the ``type`` it admits written beside its ``$ref`` or its own union
-    (Cursor and the Gemini API read a branch without ``type`` as no type at all)."""
-    if not isinstance(branch, dict) or "type" in branch or not ({"$ref", "oneOf", "anyOf"} & branch.keys()):
-        return branch
-    kind = resolved_type(branch, resolve)
-    return branch if kind is None else {**branch, "type": kind}
 
 
 def inlined_branch(branch: Any, resolve: Resolve) -> Any:
@@ -167,7 +130,8 @@ def nullable_items(items: dict[str, Any]) -> dict[str, Any]:
 
 
 def portable_branches(branches: list[Any]) -> list[Any]:
-    """An ``anyOf``'s branches (each already typed, `typed_branch`) in the portable shape:
+    """An ``anyOf``'s branches (each with its ``type``: `inlined_branch`, or the portable style's
+    typed ``$ref``) in the portable shape:
 
     * an ``integer`` branch says ``number`` (Cursor compares each branch's ``type`` with ``typeof``,
       which says ``number``); the server stays exact and refuses ``1.5`` clearly;

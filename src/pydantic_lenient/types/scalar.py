@@ -167,7 +167,7 @@ def render_scalar(
 
 
 def resolver(handler: GetJsonSchemaHandler) -> Callable[[str], Any]:
-    """How ``handler``'s generator looks up a ``$ref`` it wrote (`typed_branch`)."""
+    """How ``handler``'s generator looks up a ``$ref`` it wrote (`inlined_branch`)."""
 
     def resolve(reference: str) -> Any:
         try:
