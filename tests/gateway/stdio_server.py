@@ -1,6 +1,8 @@
 """A small stdio MCP server for the gateway's tests: the official Python SDK's `MCPServer`, with
-strict parameters (so the server alone refuses ``"100"`` for an integer) and a ``slow`` tool that
-waits, so a test can kill the process mid-call.
+strict parameters (so the server alone refuses ``"100"`` for an integer), a ``slow`` tool that
+waits, so a test can kill the process mid-call, a ``count`` tool that reports progress, and an
+``ask`` tool that asks the client a question (elicitation: an `InputRequiredResult` at 2026-07-28,
+a server-to-client request before), and a ``grow`` tool that tells listeners the tools changed.
 
 python tests/gateway/stdio_server.py NAME
 """
@@ -10,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from typing import Annotated
 
-from mcp.server.mcpserver import MCPServer
-from pydantic import StrictBool, StrictInt
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
+from pydantic import BaseModel, StrictBool, StrictInt
 
 __all__ = ()
 
@@ -46,10 +49,51 @@ def big(size: StrictInt) -> str:
     return "x" * size
 
 
+CANCELLED = [0]
+
+
 @server.tool(name="slow")
 async def slow(seconds: float) -> str:
-    await asyncio.sleep(seconds)
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        CANCELLED[0] += 1
+        raise
     return "slept"
+
+
+@server.tool(name="cancellations")
+def cancellations() -> str:
+    """How many ``slow`` calls this process has had cancelled."""
+    return str(CANCELLED[0])
+
+
+@server.tool(name="count")
+async def count(steps: StrictInt, ctx: Context) -> str:
+    for step in range(1, steps + 1):
+        await ctx.report_progress(step, steps, f"step {step}")
+        await asyncio.sleep(0.05)
+    return f"{server.name}: counted {steps}"
+
+
+@server.tool(name="grow")
+async def grow(ctx: Context) -> str:
+    """Tells `subscriptions/listen` subscribers (2026-07-28) that the tools changed."""
+    await ctx.notify_tools_changed()
+    return f"{server.name}: changed"
+
+
+class Colour(BaseModel):
+    colour: str
+
+
+async def ask_colour() -> Elicit[Colour]:
+    return Elicit("Which colour?", Colour)
+
+
+@server.tool(name="ask")
+async def ask(colour: Annotated[Colour, Resolve(ask_colour)], times: StrictInt) -> str:
+    return f"{server.name}: {colour.colour} x{times}"
 
 
 if __name__ == "__main__":

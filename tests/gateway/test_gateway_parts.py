@@ -1,10 +1,12 @@
 """The gateway's parts, in process: the config's checks, the front door (`Guard`), the id a lane
-writes back, and the routing headers of a 2026-07-28 request."""
+writes back, the routing headers of a 2026-07-28 request, and the event stream of a request's
+progress."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import MutableMapping
 from typing import Any
 
 import pytest
@@ -16,8 +18,10 @@ pytest.importorskip("starlette")
 import httpx2
 from starlette.types import Receive, Scope, Send
 
+from pydantic_lenient.gateway import event_stream
 from pydantic_lenient.gateway.auth import SharedToken
 from pydantic_lenient.gateway.config import ConfigError, config_from_document, is_loopback
+from pydantic_lenient.gateway.event_stream import StreamedAnswer, accepts_event_stream
 from pydantic_lenient.gateway.lanes import _with_id
 from pydantic_lenient.gateway.security import Guard
 from pydantic_lenient.proxy.messages import dumped, parsed
@@ -255,3 +259,133 @@ def test_past_the_per_tool_rate_calls_get_429(tmp_path: Any) -> None:
     assert second[0] == 429
     assert "rate limit" in second[1]
     assert third[0] == 200  # another tool has its own bucket
+
+
+# ---- a request's progress (`StreamedAnswer`)
+
+
+class _Wire:
+    """What an ASGI response sent, and a client that leaves when told to (``leave``)."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.left = asyncio.Event()
+
+    async def receive(self) -> dict[str, Any]:
+        await self.left.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: MutableMapping[str, Any]) -> None:
+        self.sent.append(dict(message))
+
+    @property
+    def content_type(self) -> bytes:
+        headers: dict[bytes, bytes] = dict(self.sent[0]["headers"])
+        return headers[b"content-type"]
+
+    @property
+    def body(self) -> bytes:
+        return b"".join(message.get("body", b"") for message in self.sent[1:])
+
+
+def _progress(step: int) -> bytes:
+    return dumped(
+        {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": step}}
+    )
+
+
+def _answered(answer: Any) -> _Wire:
+    wire = _Wire()
+    asyncio.run(StreamedAnswer(answer)({"type": "http"}, wire.receive, wire.send))
+    return wire
+
+
+def test_an_answer_before_any_progress_is_one_json_body() -> None:
+    async def answer(notified: Any) -> bytes:
+        return b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+
+    wire = _answered(answer)
+    assert wire.content_type == b"application/json"
+    assert wire.body == b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+
+
+def test_progress_then_the_answer_make_one_event_stream() -> None:
+    async def answer(notified: Any) -> bytes:
+        for step in (1, 2):
+            notified(_progress(step))
+            await asyncio.sleep(0)
+        return b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+
+    wire = _answered(answer)
+    assert wire.content_type == b"text/event-stream"
+    events = [json.loads(line[6:]) for line in wire.body.decode().splitlines() if line.startswith("data: ")]
+    assert [event.get("params", {}).get("progress") for event in events] == [1, 2, None]
+    assert events[-1] == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert wire.sent[-1]["more_body"] is False
+
+
+def test_a_reader_that_falls_behind_misses_progress_never_its_answer() -> None:
+    async def answer(notified: Any) -> bytes:
+        for step in range(event_stream.QUEUED * 4):  # all before the response can write one
+            notified(_progress(step))
+        return b'{"jsonrpc":"2.0","id":1,"result":{"done":true}}\n'
+
+    events = [line for line in _answered(answer).body.decode().splitlines() if line.startswith("data: ")]
+    assert len(events) == event_stream.QUEUED + 1
+    assert json.loads(events[-1][6:])["result"] == {"done": True}
+
+
+def test_a_silent_upstream_gets_the_stream_pinged(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(event_stream, "PING_INTERVAL", 0.01)
+
+    async def answer(notified: Any) -> bytes:
+        notified(_progress(1))
+        await asyncio.sleep(0.2)
+        return b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+
+    assert b": ping\r\n\r\n" in _answered(answer).body
+
+
+def test_a_client_that_leaves_cancels_its_request() -> None:
+    cancelled = asyncio.Event()
+
+    async def scenario() -> _Wire:
+        wire = _Wire()
+
+        async def answer(notified: Any) -> bytes:
+            notified(_progress(1))
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+            return b""
+
+        async def leave() -> None:
+            while not wire.sent:
+                await asyncio.sleep(0.01)
+            wire.left.set()
+
+        await asyncio.wait_for(
+            asyncio.gather(StreamedAnswer(answer)({"type": "http"}, wire.receive, wire.send), leave()), 10
+        )
+        return wire
+
+    wire = asyncio.run(scenario())
+    assert cancelled.is_set()
+    assert all(message.get("more_body", True) for message in wire.sent[1:])  # no answer was written
+
+
+@pytest.mark.parametrize(
+    ("accept", "streams"),
+    [
+        ("application/json, text/event-stream", True),
+        ("text/event-stream;q=0.9", True),
+        ("Text/Event-Stream", True),
+        ("application/json", False),
+        ("text/event-streams", False),
+        ("", False),
+    ],
+)
+def test_which_accept_headers_take_an_event_stream(accept: str, streams: bool) -> None:
+    assert accepts_event_stream(accept) is streams

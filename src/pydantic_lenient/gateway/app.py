@@ -3,7 +3,9 @@
 Routes:
 
 * ``POST /servers/NAME/mcp``: the server ``NAME`` over Streamable HTTP, both eras, each request
-  answered with one JSON body (``application/json``);
+  answered with one JSON body (``application/json``), or, when it asks for progress or is a
+  ``subscriptions/listen`` and accepts ``text/event-stream``, with its notifications and then its
+  answer (`StreamedAnswer`);
 * ``POST /mcp``: every server at once, each tool listed as ``NAME__TOOL`` (``"aggregate": false``
   in the config turns it off);
 * ``GET /healthz``: ``ok`` and which upstreams are up, for a load balancer's checks.
@@ -13,7 +15,8 @@ on any replica, like 2026-07-28 ones. A replica answers ``initialize`` from its 
 the upstream (`Lane.initialize_answer`), ``ping`` itself, and relays everything else. A client's
 notification is accepted (202); cancelling is closing the request (the upstream is sent
 ``notifications/cancelled`` for it). A ``GET`` (the server's own message stream) is 405, as in the
-SDK's stateless JSON mode: server-initiated requests and notifications are not relayed.
+SDK's stateless mode: a server-initiated request or a notification that names no request has no
+client to go to (``docs/gateway.md``, "Server-to-client messages").
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ from pydantic_lenient.proxy.messages import dumped, is_id, parsed, parsed_messag
 from .auth import METADATA_PATH, Authenticator, OAuthResource, SharedToken
 from .config import GatewayConfig, is_loopback
 from .eras import MODERN_VERSION, Era, era_of
-from .lanes import Lane, LaneUnavailable, error_response
+from .event_stream import StreamedAnswer, accepts_event_stream
+from .lanes import Lane, LaneUnavailable, Notified, error_response, progress_token
 from .security import Guard, RateLimit
 
 __all__ = ("Gateway", "app", "app_from_environment")
@@ -139,24 +143,32 @@ class Gateway:
             return Response(status_code=202)
         if not is_id(request_id):
             return _answer(error_response(None, "the request id must be a string or an integer", -32600), 400)
+        if method == "ping":
+            return _answer(dumped({"jsonrpc": "2.0", "id": request_id, "result": {}}))
+        if self.per_tool is not None and method == "tools/call" and not self._tool_allowed(name, message):
+            return _answer(error_response(request_id, "this tool's rate limit is reached: retry later"), 429)
+
+        async def answer(notified: Notified | None) -> bytes:
+            try:
+                if name is None:
+                    return await self._aggregate(message, era, notified)
+                lane = self.lane(name, era)
+                if method == "initialize" and era == "legacy":
+                    await lane.wait_ready(self.settings.call_timeout)
+                    params = message.get("params")
+                    requested = params.get("protocolVersion") if isinstance(params, dict) else None
+                    return lane.initialize_answer(request_id, requested)
+                return await lane.exchange(message, self.settings.call_timeout, verbatim, notified)
+            except LaneUnavailable as unavailable:
+                return error_response(request_id, str(unavailable))
+
+        streams = accepts_event_stream(request.headers.get("accept", ""))
+        if method == "subscriptions/listen" and not streams:
+            return PlainTextResponse("subscriptions/listen is answered as text/event-stream only\n", status_code=406)
+        if streams and (method == "subscriptions/listen" or progress_token(message) is not None):
+            return StreamedAnswer(answer)
         try:
-            if method == "ping":
-                return _answer(dumped({"jsonrpc": "2.0", "id": request_id, "result": {}}))
-            if self.per_tool is not None and method == "tools/call" and not self._tool_allowed(name, message):
-                return _answer(error_response(request_id, "this tool's rate limit is reached: retry later"), 429)
-            if name is None:
-                return _answer(await self._aggregate(message, era, request))
-            lane = self.lane(name, era)
-            if method == "initialize" and era == "legacy":
-                await lane.wait_ready(self.settings.call_timeout)
-                params = message.get("params")
-                requested = params.get("protocolVersion") if isinstance(params, dict) else None
-                return _answer(lane.initialize_answer(request_id, requested))
-            return _answer(
-                await _until_disconnected(lane.exchange(message, self.settings.call_timeout, verbatim), request)
-            )
-        except LaneUnavailable as unavailable:
-            return _answer(error_response(request_id, str(unavailable)))
+            return _answer(await _until_disconnected(answer(None), request))
         except _Disconnected:
             return Response(status_code=499)
 
@@ -169,7 +181,7 @@ class Gateway:
 
     # ---- the aggregated endpoint
 
-    async def _aggregate(self, message: dict[str, Any], era: Era, request: Request) -> bytes:
+    async def _aggregate(self, message: dict[str, Any], era: Era, notified: Notified | None) -> bytes:
         method, request_id = message["method"], message["id"]
         params = message.get("params") if isinstance(message.get("params"), dict) else {}
         assert isinstance(params, dict)
@@ -187,7 +199,7 @@ class Gateway:
                 )
             call = {**message, "params": {**params, "name": inner}}
             lane = self.lane(server, era)
-            return await _until_disconnected(lane.exchange(call, self.settings.call_timeout), request)
+            return await lane.exchange(call, self.settings.call_timeout, notified=notified)
         return error_response(
             request_id, f"{method} is served at /servers/NAME/mcp, not at the aggregated endpoint", -32601
         )

@@ -12,6 +12,18 @@ client's ``initialize`` from that (`Lane.handshake`); a 2026-07-28 lane asks ``s
 What a stateful server sees is therefore one client: state a tool keeps between calls is shared by
 every client of the gateway (documented in ``docs/gateway.md``).
 
+Notifications that name their request reach its client, on that request's stream (`exchange`'s
+``notified``), under the client's own names:
+
+* progress: a request that asks for it (``params._meta.progressToken``) goes upstream with the
+  token replaced by its lane id, so that tokens two clients both chose never collide;
+* a 2026-07-28 ``subscriptions/listen``: every event the upstream sends on it carries the listen
+  request's id (``_meta["io.modelcontextprotocol/subscriptionId"]``), which is its lane id. Its
+  answer ends the stream, so the lane waits for it without a timeout, until the client leaves.
+
+No other notification names the request it belongs to (a stdio server's logging does not), so the
+lane sends none of them to a client: with many clients on one upstream, it would reach the wrong one.
+
 Faults: an upstream that exits, hangs (the relay's pings) or cannot be reached has every request in
 flight answered with a JSON-RPC error naming the server (never its command, URL or headers), and
 is started again with exponential backoff; a request waits for the lane at most its timeout.
@@ -26,19 +38,20 @@ import logging
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic_lenient._version import __version__
 from pydantic_lenient.observe.logdir import LogDirError
 from pydantic_lenient.proxy.core import Proxy, ProxyOptions
-from pydantic_lenient.proxy.messages import dumped, parsed
+from pydantic_lenient.proxy.messages import dumped, is_id, parsed
 from pydantic_lenient.proxy.upstream import StartError, Upstream
 
 from .config import ServerConfig
 from .eras import HANDSHAKE_VERSIONS, Era, modern_meta
 
-__all__ = ("Lane", "LaneUnavailable", "error_response")
+__all__ = ("SUBSCRIPTION_ID", "Lane", "LaneUnavailable", "Notified", "error_response", "progress_token")
 
 logger = logging.getLogger("pydantic_lenient.gateway")
 
@@ -48,6 +61,8 @@ _MAX_BACKOFF = 30.0
 _STABLE = 30.0  # seconds a session must last for the backoff to start again from the first delay
 _CLIENT_NAME = "pydantic-lenient-gateway"
 _UPSTREAM_ERROR = -32000
+_LISTEN = "subscriptions/listen"
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 
 
 class LaneUnavailable(Exception):
@@ -59,10 +74,16 @@ def error_response(request_id: Any, message: str, code: int = _UPSTREAM_ERROR) -
     return dumped({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
 
 
+Notified = Callable[[bytes], None]
+"""Where a request's notifications go: called with each line, under the client's own token or id."""
+
+
 @dataclass
 class _Pending:
     future: asyncio.Future[bytes]
     client_id: Any
+    notified: Notified | None = None
+    client_token: Any = None
 
 
 class Lane:
@@ -104,13 +125,34 @@ class Lane:
         if "method" in message:
             if request_id is not None:  # a server-to-client request: no client to ask in a stateless gateway
                 self._send(error_response(request_id, "the gateway does not relay server-to-client requests", -32601))
-            return  # notifications (progress, logging, list changes) have no stateless client to reach
+            else:
+                self._notification(message)
+            return
         if not isinstance(request_id, str):
             return  # not an answer to the lane: the lane sends nothing else
         pending = self.pending.pop(request_id, None)
         if pending is None or pending.future.done():
             return
         pending.future.set_result(_with_id(line, request_id, pending.client_id))
+
+    def _notification(self, message: dict[str, Any]) -> None:
+        """``message`` to the client whose request it names (see the module's docstring), else nowhere."""
+        params = message.get("params")
+        if not isinstance(params, dict):
+            return
+        meta = params.get("_meta")
+        subscription = meta.get(SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+        if isinstance(subscription, str):
+            pending = self.pending.get(subscription)
+            if pending is not None and pending.notified is not None:
+                assert isinstance(meta, dict)
+                named = {**params, "_meta": {**meta, SUBSCRIPTION_ID: pending.client_id}}
+                pending.notified(dumped({**message, "params": named}))
+        elif message["method"] == "notifications/progress":
+            token = params.get("progressToken")
+            pending = self.pending.get(token) if isinstance(token, str) else None
+            if pending is not None and pending.notified is not None and pending.client_token is not None:
+                pending.notified(dumped({**message, "params": {**params, "progressToken": pending.client_token}}))
 
     # ---- requests
 
@@ -131,25 +173,39 @@ class Lane:
             why = f": {self.failure}" if self.failure else ""
             raise LaneUnavailable(f"the upstream MCP server `{self.name}` is not available{why}") from None
 
-    async def exchange(self, message: dict[str, Any], timeout: float, verbatim: bool = False) -> bytes:
-        """Send the request ``message`` upstream and return its answer, under the client's own id."""
+    async def exchange(
+        self, message: dict[str, Any], timeout: float, verbatim: bool = False, notified: Notified | None = None
+    ) -> bytes:
+        """Send the request ``message`` upstream and return its answer, under the client's own id;
+        the notifications that name it go to ``notified`` (when given). ``timeout``: seconds for the
+        answer, except a ``subscriptions/listen``'s, which ends its stream whenever it comes."""
         started = time.monotonic()
         await self.wait_ready(timeout)
         client_id = message.get("id")
         lane_id = f"{self.prefix}{next(self.ids)}"
-        line = dumped({**message, "id": lane_id}, verbatim)
+        pending = _Pending(asyncio.get_running_loop().create_future(), client_id)
+        sent = {**message, "id": lane_id}
+        token = progress_token(message)
+        if notified is not None:
+            pending.notified = notified
+            if token is not None:
+                params, meta = message["params"], message["params"]["_meta"]
+                sent["params"] = {**params, "_meta": {**meta, "progressToken": lane_id}}
+                pending.client_token = token
+        line = dumped(sent, verbatim)
         if not line:
             return error_response(client_id, "the request cannot be written as JSON", -32600)
-        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-        self.pending[lane_id] = _Pending(future, client_id)
+        future = pending.future
+        self.pending[lane_id] = pending
         self._send(line)
+        remaining = None if message.get("method") == _LISTEN else max(timeout - (time.monotonic() - started), 0.001)
         try:
-            return await asyncio.wait_for(future, max(timeout - (time.monotonic() - started), 0.001))
+            return await asyncio.wait_for(future, remaining)
         except asyncio.TimeoutError:
             return error_response(client_id, f"the upstream MCP server `{self.name}` did not answer in {timeout:g} s")
         finally:
             if self.pending.pop(lane_id, None) is not None:  # timed out or the client left: the upstream may stop
-                self.notify({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": lane_id}})
+                self._cancel(lane_id)
 
     def notify(self, message: dict[str, Any]) -> None:
         """Send a notification upstream (dropped while the upstream is down)."""
@@ -157,6 +213,15 @@ class Lane:
             if self.era == "modern":
                 return  # the 2026-07-28 core protocol has no client notifications: cancelling is closing the stream
             self._send(dumped(message))
+
+    def _cancel(self, lane_id: str) -> None:
+        """Tell the upstream to stop working on ``lane_id``. In both eras: a stdio server reads
+        ``notifications/cancelled`` in each, and the proxy's remote transport closes a 2026-07-28
+        request's POST instead of sending it."""
+        if self.ready.is_set():
+            self._send(
+                dumped({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": lane_id}})
+            )
 
     def _send(self, line: bytes) -> None:
         if self.proxy is not None and line:
@@ -285,6 +350,14 @@ class Lane:
         if isinstance(requested, str) and requested in HANDSHAKE_VERSIONS:
             return requested
         return self.handshake.get("protocolVersion", HANDSHAKE_VERSIONS[0])
+
+
+def progress_token(message: dict[str, Any]) -> Any:
+    """The request's ``params._meta.progressToken`` (a string or an integer), or None."""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    return token if is_id(token) else None
 
 
 _ID_MEMBER = re.compile(rb'"id"[ \t\r\n]*:[ \t\r\n]*"([^"\\]*)"')
