@@ -24,8 +24,8 @@ STDIO_SECRET = "stdio-secret-value-9876543210"
 START_WAIT = 60.0  # seconds a process may take to print its port (two cores shared by many)
 
 
-def _environment() -> dict[str, str]:
-    environment = dict(os.environ)
+def _environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    environment = {**os.environ, **(extra or {})}
     environment["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT), environment.get("PYTHONPATH", "")])
     return environment
 
@@ -74,9 +74,12 @@ def remote_server() -> Iterator[str]:
         yield url
 
 
-def _started(command: list[str]) -> subprocess.Popen[str]:
-    """``command`` started with its stderr (where it says its port) piped, and stdout discarded."""
-    return subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=_environment())
+def _started(command: list[str], environment: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """``command`` started with its stderr (where it says its port) piped, and stdout discarded;
+    ``environment``: variables to set on top of this process's."""
+    return subprocess.Popen(
+        command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=_environment(environment)
+    )
 
 
 @contextmanager
@@ -115,12 +118,15 @@ class Running(str):
 
 
 @contextmanager
-def gateway(config: dict[str, Any], directory: Path, workers: int = 1) -> Iterator[Running]:
-    """``pydantic-lenient serve`` on ``config`` (written to ``directory``); its base URL, once every
-    upstream is up."""
+def gateway(
+    config: dict[str, Any], directory: Path, workers: int = 1, environment: dict[str, str] | None = None
+) -> Iterator[Running]:
+    """``pydantic-lenient serve`` on ``config`` (written to ``directory``), with ``environment`` set
+    on top of this process's; its base URL, once every upstream is up."""
     path = directory / "gateway.json"
     path.write_text(json.dumps(config), encoding="utf-8")
-    process = _started([sys.executable, "-m", "pydantic_lenient", "serve", str(path), "--workers", str(workers)])
+    command = [sys.executable, "-m", "pydantic_lenient", "serve", str(path), "--workers", str(workers)]
+    process = _started(command, environment)
     drain = None
     try:
         port = _port_of(process, r"gateway on http://127\.0\.0\.1:([0-9]+)")

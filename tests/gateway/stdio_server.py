@@ -32,6 +32,12 @@ def flag(on: StrictBool) -> str:
     return f"{server.name}: {'on' if on else 'off'}"
 
 
+@server.tool(name="page")
+def page(limit: StrictInt | None = None) -> str:
+    """An optional, nullable integer: Cursor sends ``""`` for it when the model leaves it out."""
+    return f"{server.name}: limit {limit}"
+
+
 @server.tool(name="pid")
 def pid() -> str:
     return str(os.getpid())

@@ -1,6 +1,6 @@
 """The gateway's parts, in process: the config's checks, the front door (`Guard`), the id a lane
-writes back, the routing headers of a 2026-07-28 request, and the event stream of a request's
-progress."""
+writes back, the routing headers of a 2026-07-28 request, the event stream of a request's
+progress, and the client a handshake-era session id names."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ from pydantic_lenient.gateway.config import ConfigError, config_from_document, i
 from pydantic_lenient.gateway.event_stream import StreamedAnswer, accepts_event_stream
 from pydantic_lenient.gateway.lanes import _with_id
 from pydantic_lenient.gateway.security import Guard
+from pydantic_lenient.gateway.sessions import client_info_of, session_id
+from pydantic_lenient.observe.clients import RELAYED_CLIENT_META_KEY, client_from_info, without_relayed_client
 from pydantic_lenient.proxy.messages import dumped, parsed
 
 TOKEN = "a-token-of-at-least-16-characters"
@@ -389,3 +391,33 @@ def test_a_client_that_leaves_cancels_its_request() -> None:
 )
 def test_which_accept_headers_take_an_event_stream(accept: str, streams: bool) -> None:
     assert accepts_event_stream(accept) is streams
+
+
+# ---- a handshake-era client's name in its session id (`gateway.sessions`)
+
+
+@given(st.text(max_size=300), st.text(max_size=100))
+def test_every_client_name_round_trips_through_a_visible_ascii_session_id(name: str, version: str) -> None:
+    session = session_id({"name": name, "version": version})
+    client = client_from_info({"name": name, "version": version})
+    if client is None:
+        assert session is None
+        return
+    assert session is not None
+    assert all(0x21 <= ord(character) <= 0x7E for character in session)
+    assert client_info_of(session) == {"name": client.name, "version": client.version}
+
+
+@given(st.one_of(st.text(max_size=2000), st.text(max_size=2000).map(lambda text: "lenient1." + text)))
+def test_no_header_text_breaks_the_reading_of_a_session_id(header: str) -> None:
+    found = client_info_of(header)
+    assert found is None or set(found) == {"name", "version"}
+
+
+def test_the_relay_reads_the_gateways_note_and_sends_the_call_on_without_it() -> None:
+    note = {RELAYED_CLIENT_META_KEY: {"name": "cursor-vscode", "version": "1"}, "progressToken": 3}
+    params, client = without_relayed_client({"name": "page", "arguments": {}, "_meta": note})
+    assert client == client_from_info({"name": "cursor-vscode", "version": "1"})
+    assert params == {"name": "page", "arguments": {}, "_meta": {"progressToken": 3}}
+    untouched = {"name": "page", "arguments": {}}
+    assert without_relayed_client(untouched) == (untouched, None)

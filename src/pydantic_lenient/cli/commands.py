@@ -310,12 +310,12 @@ def _telemetry() -> Any:
 
 
 def _suggest(arguments: argparse.Namespace) -> int:
+    from pydantic_lenient.observe.fleet import fleet_outcomes
     from pydantic_lenient.observe.logdir import LogDirError
-    from pydantic_lenient.observe.stats_file import load_outcomes
     from pydantic_lenient.observe.suggestions import client_lines, rules_document, suggest
 
     try:
-        stats = load_outcomes(arguments.log_dir)
+        stats = fleet_outcomes(arguments.log_dir)
         suggestions = suggest(stats, min_count=arguments.min_count)
     except LogDirError as error:
         raise CommandError(str(error)) from None

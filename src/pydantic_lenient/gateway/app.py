@@ -10,8 +10,9 @@ Routes:
   in the config turns it off);
 * ``GET /healthz``: ``ok`` and which upstreams are up, for a load balancer's checks.
 
-Stateless by design: no ``Mcp-Session-Id`` is issued, so a handshake-era client's requests may land
-on any replica, like 2026-07-28 ones. A replica answers ``initialize`` from its own handshake with
+Stateless by design: a handshake-era client's ``Mcp-Session-Id`` holds no state, only the name it
+gave in ``initialize`` (`pydantic_lenient.gateway.sessions`), so its requests may land on any
+replica, like 2026-07-28 ones. A replica answers ``initialize`` from its own handshake with
 the upstream (`Lane.initialize_answer`), ``ping`` itself, and relays everything else. A client's
 notification is accepted (202); cancelling is closing the request (the upstream is sent
 ``notifications/cancelled`` for it). A ``GET`` (the server's own message stream) is 405, as in the
@@ -39,6 +40,7 @@ from starlette.routing import Route
 from starlette.types import Receive
 
 from pydantic_lenient._version import __version__
+from pydantic_lenient.observe.clients import RELAYED_CLIENT_META_KEY
 from pydantic_lenient.proxy.core import ProxyOptions
 from pydantic_lenient.proxy.messages import dumped, is_id, parsed, parsed_message
 
@@ -48,6 +50,7 @@ from .eras import MODERN_VERSION, Era, era_of
 from .event_stream import StreamedAnswer, accepts_event_stream
 from .lanes import Lane, LaneUnavailable, Notified, error_response, progress_token
 from .security import Guard, RateLimit
+from .sessions import client_info_of, session_id
 
 __all__ = ("Gateway", "app", "app_from_environment")
 
@@ -78,7 +81,7 @@ class Gateway:
                 # One directory per replica and era: no file is ever written by two processes.
                 log_dir = Path(server.log_dir) / f"{replica}-{era}" if server.log_dir is not None else None
                 self.options[(name, era)] = ProxyOptions(
-                    style=server.style, normalizer=normalizer, log_dir=log_dir, telemetry=telemetry
+                    style=server.style, normalizer=normalizer, log_dir=log_dir, telemetry=telemetry, upstream_name=name
                 )
         self.lanes: dict[tuple[str, Era], Lane] = {}
         per_tool = self.settings.rate_limits.per_tool
@@ -148,6 +151,9 @@ class Gateway:
         if self.per_tool is not None and method == "tools/call" and not self._tool_allowed(name, message):
             return _answer(error_response(request_id, "this tool's rate limit is reached: retry later"), 429)
 
+        if era == "legacy" and method == "tools/call":
+            message = _with_session_client(message, request.headers.get("mcp-session-id"))
+
         async def answer(notified: Notified | None) -> bytes:
             try:
                 if name is None:
@@ -162,13 +168,19 @@ class Gateway:
             except LaneUnavailable as unavailable:
                 return error_response(request_id, str(unavailable))
 
+        headers = {}
+        if method == "initialize" and era == "legacy":  # the client's name, carried by its session id
+            params = message.get("params")
+            session = session_id(params.get("clientInfo")) if isinstance(params, dict) else None
+            headers = {"mcp-session-id": session} if session is not None else {}
+
         streams = accepts_event_stream(request.headers.get("accept", ""))
         if method == "subscriptions/listen" and not streams:
             return PlainTextResponse("subscriptions/listen is answered as text/event-stream only\n", status_code=406)
         if streams and (method == "subscriptions/listen" or progress_token(message) is not None):
             return StreamedAnswer(answer)
         try:
-            return _answer(await _until_disconnected(answer(None), request))
+            return _answer(await _until_disconnected(answer(None), request), headers=headers)
         except _Disconnected:
             return Response(status_code=499)
 
@@ -313,8 +325,21 @@ async def _body(receive: Receive, limit: int) -> bytes | None:
             return b"".join(chunks)
 
 
-def _answer(line: bytes, status: int = 200) -> Response:
-    return Response(line, status_code=status, media_type=_JSON)
+def _answer(line: bytes, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(line, status_code=status, media_type=_JSON, headers=headers)
+
+
+def _with_session_client(message: dict[str, Any], session: str | None) -> dict[str, Any]:
+    """A handshake-era call with the client its session id names noted in its ``_meta``, for the
+    relay (`pydantic_lenient.observe.clients.RELAYED_CLIENT_META_KEY`), which reads the note and
+    sends the call on without it."""
+    client_info = client_info_of(session)
+    params = message.get("params")
+    if client_info is None or not isinstance(params, dict):
+        return message
+    meta = params.get("_meta")
+    noted = {**(meta if isinstance(meta, dict) else {}), RELAYED_CLIENT_META_KEY: client_info}
+    return {**message, "params": {**params, "_meta": noted}}
 
 
 def app(config: GatewayConfig, *, freeze_gc: bool = True) -> Any:

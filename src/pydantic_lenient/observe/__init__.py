@@ -8,6 +8,7 @@ One module per job, from the bottom up:
 * `failures`: a validation error read as the refused fields of a call (`field_failures`);
 * `outcomes`: a call's `Status`, its `CallOutcome` record and the `OutcomeSink` that receives them;
 * `logdir`, `stats_file`: a log directory's files, and ``outcomes.json``'s records (`load_outcomes`);
+* `fleet`: many replicas' log directories read as one (`fleet_outcomes`, `fleet_audit_log`);
 * `audit_text`, `auditlog`: an audit line's text, and the rotated audit log that holds them;
 * `counts`: the bounded counts and error patterns the recorder folds outcomes into;
 * `saving`: adding the counts to a shared ``outcomes.json`` and saving it (`SharedOutcomesFile`);
@@ -32,6 +33,7 @@ if typing.TYPE_CHECKING:
     )
     from .clients import Client, client_from_info
     from .failures import NORMALIZATION_CONFLICT, FieldFailure, field_failures
+    from .fleet import fleet_audit_log, fleet_outcomes
     from .logdir import LogDirError
     from .outcomes import STATUSES, CallOutcome, OutcomeSink, Status
     from .recorder import OutcomeRecorder, adapter_recorder
@@ -75,6 +77,8 @@ __all__ = (
     "adapter_recorder",
     "client_from_info",
     "field_failures",
+    "fleet_audit_log",
+    "fleet_outcomes",
     "load_outcomes",
     "read_audit_log",
     "rules_document",
@@ -94,6 +98,8 @@ _MODULE_OF: dict[str, str] = {
     "NORMALIZATION_CONFLICT": "failures",
     "FieldFailure": "failures",
     "field_failures": "failures",
+    "fleet_audit_log": "fleet",
+    "fleet_outcomes": "fleet",
     "LogDirError": "logdir",
     "STATUSES": "outcomes",
     "CallOutcome": "outcomes",

@@ -24,15 +24,21 @@ __all__ = (
     "CLIENT_NAME_LIMIT",
     "CLIENT_VERSION_LIMIT",
     "OTHER_HOST",
+    "RELAYED_CLIENT_META_KEY",
     "Client",
     "client_from_info",
     "client_from_meta",
     "client_of_call",
     "host_label",
+    "without_relayed_client",
 )
 
 CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
 """Where protocol 2026-07-28 puts the client's ``Implementation`` in each request's ``_meta``."""
+
+RELAYED_CLIENT_META_KEY = "dev.pydantic-lenient/clientInfo"
+"""Where the gateway puts a handshake-era client's ``Implementation`` (which its session id carries)
+in a call's ``_meta`` for the relay; the relay reads it and sends the call on without it."""
 
 CLIENT_NAME_LIMIT = 100
 """Characters kept of a client's name."""
@@ -115,3 +121,17 @@ def host_label(client_name: str) -> str:
 
     profile = profile_for_client(client_name)
     return profile.name if profile is not None else OTHER_HOST
+
+
+def without_relayed_client(params: dict[str, Any]) -> tuple[dict[str, Any], Client | None]:
+    """``params`` without the gateway's note of its client (`RELAYED_CLIENT_META_KEY`), and that
+    client; ``params`` itself and None when it holds no note.
+
+    >>> without_relayed_client({"name": "f", "_meta": {RELAYED_CLIENT_META_KEY: {"name": "cursor-vscode"}}})
+    ({'name': 'f', '_meta': {}}, Client(name='cursor-vscode', version=''))
+    """
+    meta = params.get("_meta")
+    if type(meta) is not dict or RELAYED_CLIENT_META_KEY not in meta:
+        return params, None
+    kept = {key: value for key, value in meta.items() if key != RELAYED_CLIENT_META_KEY}
+    return {**params, "_meta": kept}, client_from_info(meta[RELAYED_CLIENT_META_KEY])

@@ -32,9 +32,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-from .auditlog import read_audit_log
+from .fleet import fleet_audit_log, fleet_outcomes
 from .logdir import LogDirError
-from .stats_file import CLIENTS_PER_PATTERN, load_outcomes
+from .stats_file import CLIENTS_PER_PATTERN
 from .suggestions import Suggestion, rules_document, suggest
 
 __all__ = (
@@ -69,11 +69,12 @@ _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline
 def dashboard_data(log_dir: str | os.PathLike[str], *, min_count: int = 3, recent: int = 100) -> dict[str, Any]:
     """What the page shows: the ranked error patterns with their fixes (``fixes``, each broken down
     by client), the calls per hour over the charts' window (``window``, ``trend``), the saved
-    outcomes (calls by tool and by client), the latest audit entries and the suggestions.
+    outcomes (calls by tool and by client), the latest audit entries and the suggestions. A parent
+    of many replicas' directories (the gateway's ``logDir``) is read as one (`fleet_outcomes`).
 
     Raises `LogDirError`, naming the file, for a log directory that cannot be read.
     """
-    stats = load_outcomes(log_dir)
+    stats = fleet_outcomes(log_dir)
     suggestions = suggest(stats, min_count=min_count)
     generated_at = time.time()
     outcomes = _bounded(stats.model_dump(mode="json"))
@@ -92,7 +93,7 @@ def dashboard_data(log_dir: str | os.PathLike[str], *, min_count: int = 3, recen
         ],
         "fixes": _fixes(outcomes["patterns"], suggestions, window),
         "outcomes": outcomes,
-        "recent": [entry.model_dump(mode="json") for entry in read_audit_log(log_dir, limit=recent)],
+        "recent": [entry.model_dump(mode="json") for entry in fleet_audit_log(log_dir, limit=recent)],
         "suggestions": [_suggestion_data(suggestion) for suggestion in suggestions],
         "rules": rules_document(suggestions),
         "min_count": min_count,

@@ -98,6 +98,7 @@ _ARGUMENT = "pydantic_lenient.argument.name"
 _CLIENT_NAME = "pydantic_lenient.client.name"
 _CLIENT_VERSION = "pydantic_lenient.client.version"
 _CLIENT_HOST = "pydantic_lenient.client.host"
+_UPSTREAM = "pydantic_lenient.upstream.name"
 _UNKNOWN_ERRORS = frozenset({"unknown_parameter", "extra_forbidden"})
 
 _OPEN_CALLS_LIMIT = 10_000  # proxy calls awaiting an answer, as the relay bounds its own
@@ -120,12 +121,14 @@ def tool_call_attributes(
     rpc_status: str | None = None,
     client: Client | None = None,
     host: str | None = None,
+    upstream: str | None = None,
 ) -> dict[str, Any]:
     """The attributes of a ``tools/call`` span or of its metrics, in the conventions' names: the
     method, the operation and ``tool`` always, each other one only when given. ``transport``: the
     ``network.transport`` of the side the span (or metric) measures, told by whoever knows it: the
     host side for a server span, the upstream transport for a client span. ``client``: who sent the
     call, for a span (its name, version and host); ``host``: only its host label, for a metric.
+    ``upstream``: the server's name in the gateway's config (never its command or URL).
 
     >>> tool_call_attributes("search", request_id=7, transport=TCP)
     {'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', \
@@ -152,6 +155,8 @@ def tool_call_attributes(
         host = client.host
     if host is not None:
         attributes[_CLIENT_HOST] = host
+    if upstream is not None:
+        attributes[_UPSTREAM] = upstream
     return attributes
 
 
@@ -327,7 +332,7 @@ class _ProxyCall:
 
     def __init__(self, server: Span, client: Span, tool: str, known_tool: bool, host: dict[str, str]) -> None:
         self.server, self.client, self.tool, self.known_tool = server, client, tool, known_tool
-        self.host = host  # the metrics' client attribute
+        self.host = host  # the metrics' client and upstream attributes
         self.started = time.perf_counter()
 
 
@@ -336,7 +341,8 @@ class ProxyTracer:
     what it changed (`normalized`, `repaired`), of why it refused (`refused`), and of the answer
     (`answered`). ``host_transport`` and ``upstream_transport``: the ``network.transport`` of the
     server span (the host's side) and of the client span (the upstream's), as each side's
-    transport says (`PIPE`, `TCP`)."""
+    transport says (`PIPE`, `TCP`). ``upstream_name``: the server's name in the gateway's config,
+    on every span and metric of the session (one of a fixed set)."""
 
     def __init__(
         self,
@@ -345,11 +351,14 @@ class ProxyTracer:
         protocol_version: str | None = None,
         host_transport: str = PIPE,
         upstream_transport: str = PIPE,
+        upstream_name: str | None = None,
     ) -> None:
         self.telemetry = telemetry
         self.protocol_version = protocol_version
         self.host_transport = host_transport
         self.upstream_transport = upstream_transport
+        self.upstream_name = upstream_name
+        self._upstream = {_UPSTREAM: upstream_name} if upstream_name is not None else {}
         self.known_tools: set[str] = set()
         self._calls: dict[Any, _ProxyCall] = {}
 
@@ -379,7 +388,7 @@ class ProxyTracer:
         )
         if len(self._calls) >= _OPEN_CALLS_LIMIT:
             self._end(self._calls.pop(next(iter(self._calls))), None)
-        self._calls[request_id] = _ProxyCall(server, upstream, tool, known_tool, _host(client))
+        self._calls[request_id] = _ProxyCall(server, upstream, tool, known_tool, {**_host(client), **self._upstream})
         carrier: dict[str, Any] = {key: value for key, value in (meta or {}).items() if key not in _TRACE_KEYS}
         propagate.inject(carrier, trace.set_span_in_context(upstream))
         return {**params, "_meta": carrier}
@@ -394,6 +403,7 @@ class ProxyTracer:
             transport=transport,
             protocol_version=self.protocol_version,
             client=client,
+            upstream=self.upstream_name,
         )
 
     def normalized(self, request_id: Any, applied: Iterable[Mapping[str, Any]]) -> None:
@@ -444,6 +454,7 @@ class ProxyTracer:
             error_type=error_type,
             rpc_status=rpc_status,
             host=call.host.get(_CLIENT_HOST),
+            upstream=self.upstream_name,
         )
         for span in (call.client, call.server):
             span.set_attributes({key: ended[key] for key in (_ERROR_TYPE, _RPC_STATUS) if key in ended})

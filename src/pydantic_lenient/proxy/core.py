@@ -60,7 +60,8 @@ class ProxyOptions:
     go to its ``log_dir``, if it has one. ``ping_interval``: how often, while a request waits for
     the upstream, the proxy pings it; ``ping_timeout``: how long a ping may go unanswered before the
     upstream counts as hung. ``telemetry``: a `pydantic_lenient.observe.otel.LenientTelemetry` for
-    each call's spans and metrics.
+    each call's spans and metrics; ``upstream_name``: the name they give the upstream (the gateway's
+    name for the server).
 
     >>> ProxyOptions(ping_timeout=5.0).ping_timeout
     5.0
@@ -75,6 +76,7 @@ class ProxyOptions:
     ping_timeout: float = 30.0
     save_every: float = 60.0
     telemetry: LenientTelemetry | None = None
+    upstream_name: str | None = None
 
     def __post_init__(self) -> None:
         if self.log_dir is not None and self.recorder is not None:
@@ -133,7 +135,10 @@ class Proxy:
             from pydantic_lenient.observe.otel import ProxyTracer  # the otel extra, only when asked for
 
             tracer = ProxyTracer(
-                options.telemetry, host_transport=host_transport, upstream_transport=upstream.network_transport
+                options.telemetry,
+                host_transport=host_transport,
+                upstream_transport=upstream.network_transport,
+                upstream_name=options.upstream_name,
             )
         self.relay = _Relay(options.style, options.normalizer, self.stats, recorder, tracer)
         self.upstream = upstream

@@ -38,6 +38,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from pydantic_lenient.observe.clients import without_relayed_client
+
 from .calls import Conflict, ProxyStats, ToolCalls
 from .messages import (
     dumped,
@@ -222,7 +224,8 @@ class _Relay(Session, ToolCalls):
                     return _NOTHING
                 return Routed(upstream=self.list_request(None))
             self._wait(request_id, method)
-            client = self.call_client(params)
+            params, relayed = without_relayed_client(params)  # the gateway's note: read here, never sent on
+            client = relayed or self.call_client(params)
             if self.tracer is not None:  # the call's spans, their context in the forwarded _meta
                 params = self.tracer.request(request_id, params, client)
             try:
