@@ -2,7 +2,8 @@
 strict parameters (so the server alone refuses ``"100"`` for an integer), a ``slow`` tool that
 waits, so a test can kill the process mid-call, a ``count`` tool that reports progress, and an
 ``ask`` tool that asks the client a question (elicitation: an `InputRequiredResult` at 2026-07-28,
-a server-to-client request before), and a ``grow`` tool that tells listeners the tools changed.
+a server-to-client request before), a ``grow`` tool that tells listeners the tools changed, and a
+``note`` tool that logs to the client.
 
 python tests/gateway/stdio_server.py NAME
 """
@@ -80,6 +81,13 @@ async def count(steps: StrictInt, ctx: Context) -> str:
         await ctx.report_progress(step, steps, f"step {step}")
         await asyncio.sleep(0.05)
     return f"{server.name}: counted {steps}"
+
+
+@server.tool(name="note")
+async def note(text: str, ctx: Context) -> str:
+    """Logs ``text`` to the client (``notifications/message``), which names no request."""
+    await ctx.info(text)
+    return f"{server.name}: noted"
 
 
 @server.tool(name="grow")

@@ -421,3 +421,39 @@ def test_the_relay_reads_the_gateways_note_and_sends_the_call_on_without_it() ->
     assert params == {"name": "page", "arguments": {}, "_meta": {"progressToken": 3}}
     untouched = {"name": "page", "arguments": {}}
     assert without_relayed_client(untouched) == (untouched, None)
+
+
+# ---- a per-client session is bound to the credential that opened it
+
+
+def test_a_client_session_answers_only_to_the_credential_that_opened_it() -> None:
+    from starlette.requests import Request
+
+    from pydantic_lenient.gateway.app import Gateway, _credential
+    from pydantic_lenient.gateway.client_lanes import ClientLane
+    from pydantic_lenient.gateway.sessions import new_key
+
+    config = config_from_document(
+        {"mcpServers": {"alpha": {"command": "python", "sessions": "per-client"}}, "gateway": {"tokenEnv": "X"}}
+    )
+    gateway = Gateway(config)
+
+    def request(session: str, authorization: str) -> Request:
+        headers = [(b"mcp-session-id", session.encode()), (b"authorization", authorization.encode())]
+        return Request({"type": "http", "method": "POST", "path": "/", "headers": headers})
+
+    async def scenario() -> list[bool]:
+        key = new_key()
+        lane = ClientLane("alpha", config.mcp_servers["alpha"], gateway.options[("alpha", "legacy")], {})
+        lane.credential = _credential(request("", "Bearer first-user-token"))
+        gateway.sessions.lanes[key] = lane
+        session = session_id({"name": "c", "version": "1"}, key)
+        assert session is not None
+        return [
+            gateway._client_lane(request(session, "Bearer first-user-token")) is lane,
+            gateway._client_lane(request(session, "Bearer other-user-token")) is None,
+            gateway._client_lane(request(session_id({"name": "c"}, new_key()) or "", "Bearer first-user-token"))
+            is None,
+        ]
+
+    assert asyncio.run(scenario()) == [True, True, True]

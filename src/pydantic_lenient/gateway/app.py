@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import logging
+import hashlib
 import os
 import socket
 import sys
@@ -39,14 +39,16 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive
 
-from pydantic_lenient._version import __version__
 from pydantic_lenient.observe.clients import RELAYED_CLIENT_META_KEY
+from pydantic_lenient.observe.logdir import LogDirError
 from pydantic_lenient.proxy.core import ProxyOptions
-from pydantic_lenient.proxy.messages import dumped, is_id, parsed, parsed_message
+from pydantic_lenient.proxy.messages import dumped, is_id, parsed_message
 
+from .aggregate import PREFIX_SEPARATOR, Aggregate
 from .auth import METADATA_PATH, Authenticator, OAuthResource, SharedToken
+from .client_lanes import ClientLane, ClientSessions, TooManySessions
 from .config import GatewayConfig, is_loopback
-from .eras import MODERN_VERSION, Era, era_of
+from .eras import Era, era_of
 from .event_stream import StreamedAnswer, accepts_event_stream
 from .lanes import Lane, LaneUnavailable, Notified, error_response, progress_token
 from .security import Guard, RateLimit
@@ -54,13 +56,11 @@ from .sessions import client_info_of, session_id
 
 __all__ = ("Gateway", "app", "app_from_environment")
 
-logger = logging.getLogger("pydantic_lenient.gateway")
 
 CONFIG_VARIABLE = "PYDANTIC_LENIENT_GATEWAY_CONFIG"
 HOST_VARIABLE = "PYDANTIC_LENIENT_GATEWAY_HOST"  # the address `serve --host` bound, when not the config's
-_PREFIX_SEPARATOR = "__"
 _JSON = "application/json"
-_MAX_LIST_PAGES = 20  # pages of one server's tools/list the aggregated endpoint follows
+_SESSION_HEADER = "mcp-session-id"
 
 
 class Gateway:
@@ -84,6 +84,10 @@ class Gateway:
                     style=server.style, normalizer=normalizer, log_dir=log_dir, telemetry=telemetry, upstream_name=name
                 )
         self.lanes: dict[tuple[str, Era], Lane] = {}
+        self.sessions = ClientSessions(
+            self.settings, {name: self.options[(name, "legacy")] for name in config.mcp_servers}
+        )
+        self.aggregate = Aggregate(list(config.mcp_servers), self.lane, self.settings.call_timeout)
         per_tool = self.settings.rate_limits.per_tool
         self.per_tool = RateLimit(per_tool) if per_tool is not None else None
 
@@ -101,9 +105,42 @@ class Gateway:
             self.lane(name, "modern")
         lanes = list(self.lanes.values())
         await asyncio.gather(*(lane.wait_ready(10.0) for lane in lanes), return_exceptions=True)
+        if any(server.sessions == "per-client" for server in self.config.mcp_servers.values()):
+            self.sessions.start()
 
     async def close(self) -> None:
-        await asyncio.gather(*(lane.shutdown() for lane in self.lanes.values()))
+        await asyncio.gather(self.sessions.close(), *(lane.shutdown() for lane in self.lanes.values()))
+
+    # ---- per-client sessions (`pydantic_lenient.gateway.client_lanes`)
+
+    async def _new_session(self, name: str, message: dict[str, Any], request: Request) -> Response:
+        """A handshake-era ``initialize`` for a ``per-client`` server: an upstream of its own, and a
+        session id that finds it."""
+        request_id = message["id"]
+        params = message.get("params")
+        try:
+            lane, session = await self.sessions.open(
+                name, self.config.mcp_servers[name], params if isinstance(params, dict) else {}, _credential(request)
+            )
+        except TooManySessions:
+            answer = error_response(request_id, "the gateway holds as many sessions as it may: retry later")
+            return _answer(answer, 503, headers={"retry-after": "30"})
+        except LogDirError as error:
+            return _answer(error_response(request_id, f"`{name}`'s log directory cannot be used: {error}"))
+        except LaneUnavailable as unavailable:
+            return _answer(error_response(request_id, str(unavailable)))
+        answer = dumped({"jsonrpc": "2.0", "id": request_id, "result": lane.handshake})
+        return _answer(answer, headers={_SESSION_HEADER: session})
+
+    def _client_lane(self, request: Request) -> ClientLane | None:
+        return self.sessions.find(request.headers.get(_SESSION_HEADER), _credential(request))
+
+    async def _end_session(self, request: Request) -> Response:
+        lane = self._client_lane(request)
+        if lane is None:
+            return PlainTextResponse("no such session\n", status_code=404)
+        await lane.shutdown("the client ended its session")
+        return Response(status_code=200)
 
     # ---- HTTP
 
@@ -121,7 +158,10 @@ class Gateway:
         return JSONResponse({"status": "ok", "upstreams": up})
 
     async def _endpoint(self, request: Request, name: str | None) -> Response:
-        if request.method != "POST":  # no server-to-client stream in a stateless gateway
+        per_client = name is not None and self.config.mcp_servers[name].sessions == "per-client"
+        if per_client and request.method in ("GET", "DELETE"):
+            return await (self._session_stream(request) if request.method == "GET" else self._end_session(request))
+        if request.method != "POST":  # a shared server has no stream of its own to offer a client
             return Response(status_code=405, headers={"allow": "POST"})
         try:
             body = await _body(request.receive, self.settings.max_body_bytes)
@@ -137,12 +177,20 @@ class Gateway:
         if not isinstance(message, dict):
             return _answer(error_response(None, "not a JSON-RPC message", -32700), 400)
         method, request_id = message.get("method"), message.get("id")
-        if not isinstance(method, str):
-            return Response(status_code=202)  # a reply to a server-to-client request: none are relayed
         era = era_of(message)
+        client_lane = None
+        if per_client and era == "legacy" and method != "initialize":
+            client_lane = self._client_lane(request)
+            if client_lane is None:  # the transport's answers: 400 without a session id, 404 for one that ended
+                known = _SESSION_HEADER in request.headers
+                why = "this session has ended: initialize again" if known else "initialize first: no Mcp-Session-Id"
+                return _answer(error_response(request_id, why, -32001), 404 if known else 400)
+        if not isinstance(method, str):  # the client's answer to a request of the upstream's
+            if client_lane is not None:
+                client_lane.reply(dumped(message, verbatim))
+            return Response(status_code=202)
         if request_id is None:
-            if name is not None and method not in ("notifications/initialized", "notifications/cancelled"):
-                self.lane(name, era).notify(message)
+            self._notification(name, era, message, client_lane)
             return Response(status_code=202)
         if not is_id(request_id):
             return _answer(error_response(None, "the request id must be a string or an integer", -32600), 400)
@@ -150,15 +198,17 @@ class Gateway:
             return _answer(dumped({"jsonrpc": "2.0", "id": request_id, "result": {}}))
         if self.per_tool is not None and method == "tools/call" and not self._tool_allowed(name, message):
             return _answer(error_response(request_id, "this tool's rate limit is reached: retry later"), 429)
-
+        if per_client and era == "legacy" and method == "initialize":
+            assert name is not None
+            return await self._new_session(name, message, request)
         if era == "legacy" and method == "tools/call":
-            message = _with_session_client(message, request.headers.get("mcp-session-id"))
+            message = _with_session_client(message, request.headers.get(_SESSION_HEADER))
 
         async def answer(notified: Notified | None) -> bytes:
             try:
                 if name is None:
-                    return await self._aggregate(message, era, notified)
-                lane = self.lane(name, era)
+                    return await self.aggregate.answer(message, era, notified)
+                lane = client_lane or self.lane(name, era)
                 if method == "initialize" and era == "legacy":
                     await lane.wait_ready(self.settings.call_timeout)
                     params = message.get("params")
@@ -172,102 +222,53 @@ class Gateway:
         if method == "initialize" and era == "legacy":  # the client's name, carried by its session id
             params = message.get("params")
             session = session_id(params.get("clientInfo")) if isinstance(params, dict) else None
-            headers = {"mcp-session-id": session} if session is not None else {}
+            headers = {_SESSION_HEADER: session} if session is not None else {}
 
         streams = accepts_event_stream(request.headers.get("accept", ""))
         if method == "subscriptions/listen" and not streams:
             return PlainTextResponse("subscriptions/listen is answered as text/event-stream only\n", status_code=406)
-        if streams and (method == "subscriptions/listen" or progress_token(message) is not None):
+        if streams and (
+            method == "subscriptions/listen" or progress_token(message) is not None or client_lane is not None
+        ):
             return StreamedAnswer(answer)
         try:
             return _answer(await _until_disconnected(answer(None), request), headers=headers)
         except _Disconnected:
             return Response(status_code=499)
 
+    def _notification(self, name: str | None, era: Era, message: dict[str, Any], lane: ClientLane | None) -> None:
+        """A client's notification: to its own session's upstream, or (a shared server's) to the
+        era's upstream; the lane has sent its own ``notifications/initialized``, and a cancellation
+        names the client's own request id."""
+        method = message["method"]
+        if method == "notifications/initialized":
+            return
+        if method == "notifications/cancelled":
+            params = message.get("params")
+            cancelled = params.get("requestId") if isinstance(params, dict) else None
+            if lane is not None and is_id(cancelled):
+                lane.cancel(cancelled)
+            return  # on a shared server the client's ids are not the upstream's: closing the request cancels
+        if lane is not None:
+            lane.reply(dumped(message))
+        elif name is not None:
+            self.lane(name, era).notify(message)
+
+    async def _session_stream(self, request: Request) -> Response:
+        """A client session's ``GET`` stream: what its upstream sends it while no request is open."""
+        lane = self._client_lane(request)
+        if lane is None:
+            return PlainTextResponse("no such session\n", status_code=404)
+        if not accepts_event_stream(request.headers.get("accept", "")):
+            return PlainTextResponse("the stream is text/event-stream only\n", status_code=406)
+        return StreamedAnswer(lane.listen, at_once=True)
+
     def _tool_allowed(self, name: str | None, message: dict[str, Any]) -> bool:
         assert self.per_tool is not None
         params = message.get("params")
         tool = params.get("name") if isinstance(params, dict) else None
-        key = f"{name}{_PREFIX_SEPARATOR}{tool}" if name is not None else str(tool)
+        key = f"{name}{PREFIX_SEPARATOR}{tool}" if name is not None else str(tool)
         return self.per_tool.allow(key[:300])
-
-    # ---- the aggregated endpoint
-
-    async def _aggregate(self, message: dict[str, Any], era: Era, notified: Notified | None) -> bytes:
-        method, request_id = message["method"], message["id"]
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
-        assert isinstance(params, dict)
-        if method in ("initialize", "server/discover"):
-            result = await self._aggregate_handshake(era, params)
-            return dumped({"jsonrpc": "2.0", "id": request_id, "result": result})
-        if method == "tools/list":
-            return dumped({"jsonrpc": "2.0", "id": request_id, "result": await self._aggregate_listing(era, params)})
-        if method == "tools/call":
-            tool = params.get("name")
-            server, separator, inner = tool.partition(_PREFIX_SEPARATOR) if isinstance(tool, str) else ("", "", "")
-            if not separator or server not in self.config.mcp_servers:
-                return error_response(
-                    request_id, f"no tool {str(tool)[:200]!r} here: tools are named SERVER__TOOL", -32602
-                )
-            call = {**message, "params": {**params, "name": inner}}
-            lane = self.lane(server, era)
-            return await lane.exchange(call, self.settings.call_timeout, notified=notified)
-        return error_response(
-            request_id, f"{method} is served at /servers/NAME/mcp, not at the aggregated endpoint", -32601
-        )
-
-    async def _aggregate_handshake(self, era: Era, params: dict[str, Any]) -> dict[str, Any]:
-        lanes = [self.lane(name, era) for name in self.config.mcp_servers]
-        await asyncio.gather(*(lane.wait_ready(self.settings.call_timeout) for lane in lanes))
-        result = dict(lanes[0].handshake)
-        result["capabilities"] = {"tools": {}}
-        info = {"name": "pydantic-lenient-gateway", "version": __version__}
-        if era == "legacy":
-            result["protocolVersion"] = lanes[0].negotiated(params.get("protocolVersion"))
-            result["serverInfo"] = info
-            result.pop("instructions", None)
-        else:
-            result["supportedVersions"] = [MODERN_VERSION]
-            meta = result.get("_meta")
-            result["_meta"] = {**(meta if isinstance(meta, dict) else {}), "io.modelcontextprotocol/serverInfo": info}
-        return result
-
-    async def _aggregate_listing(self, era: Era, params: dict[str, Any]) -> dict[str, Any]:
-        names = list(self.config.mcp_servers)
-        listings = await asyncio.gather(*(self._listing(name, era, params) for name in names), return_exceptions=True)
-        tools: list[Any] = []
-        envelope: dict[str, Any] = {}
-        for name, listing in zip(names, listings, strict=True):
-            if isinstance(listing, BaseException):
-                logger.warning("the aggregated listing leaves out `%s`: %s", name, listing)
-                continue
-            page_envelope, page_tools = listing
-            envelope = envelope or page_envelope
-            tools.extend(
-                {**tool, "name": f"{name}{_PREFIX_SEPARATOR}{tool['name']}"}
-                for tool in page_tools
-                if isinstance(tool, dict) and isinstance(tool.get("name"), str)
-            )
-        return {**envelope, "tools": tools}
-
-    async def _listing(self, name: str, era: Era, params: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
-        lane = self.lane(name, era)
-        tools: list[Any] = []
-        envelope: dict[str, Any] = {}
-        page_params = {key: value for key, value in params.items() if key != "cursor"}
-        for page in range(_MAX_LIST_PAGES):
-            request = {"jsonrpc": "2.0", "id": page, "method": "tools/list", "params": page_params}
-            answer = parsed(await lane.exchange(request, self.settings.call_timeout))
-            result = answer.get("result")
-            if not isinstance(result, dict):
-                raise LaneUnavailable(f"`{name}` refused tools/list")
-            tools.extend(result.get("tools") or [])
-            envelope = {key: value for key, value in result.items() if key not in ("tools", "nextCursor")}
-            cursor = result.get("nextCursor")
-            if not isinstance(cursor, str):
-                break
-            page_params = {**page_params, "cursor": cursor}
-        return envelope, tools
 
 
 class _Disconnected(Exception):
@@ -327,6 +328,11 @@ async def _body(receive: Receive, limit: int) -> bytes | None:
 
 def _answer(line: bytes, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(line, status_code=status, media_type=_JSON, headers=headers)
+
+
+def _credential(request: Request) -> bytes:
+    """What binds a client session to its caller: a digest of the request's ``Authorization``."""
+    return hashlib.sha256(request.headers.get("authorization", "").encode("latin-1", "replace")).digest()
 
 
 def _with_session_client(message: dict[str, Any], session: str | None) -> dict[str, Any]:

@@ -14,7 +14,8 @@
 A server is a ``command`` (with ``args`` and ``env``) started as a stdio child, or a ``url`` (with
 ``headers``) reached over Streamable HTTP; ``rules``, ``style`` and ``logDir`` are the proxy's
 ``--rules``, ``--style`` and ``--log-dir``. Host files carry a ``type`` (``stdio``, ``http``,
-``streamable-http``), checked against the rest, and other members hosts add are refused, so a
+``streamable-http``), checked against the rest; ``sessions`` is the gateway's own (``per-client``:
+an upstream connection for each handshake-era client session). Other members hosts add are refused, so a
 typing mistake is one clear line, not a setting silently ignored. No error quotes a value: ``env``
 and ``headers`` hold credentials.
 """
@@ -69,6 +70,12 @@ class ServerConfig(_Model):
     rules: str | None = None
     style: Style = DEFAULT_STYLE
     log_dir: str | None = None
+    sessions: Literal["shared", "per-client"] = "shared"
+    """``shared``: every client of a worker and era on one upstream connection, stateless. ``per-client``:
+    each handshake-era (2025-11-25 and older) client session gets an upstream connection of its own
+    (a stdio process, or a remote session), so the server's own requests (elicitation, sampling,
+    roots) and its notifications reach that client; a load balancer must then route on
+    ``Mcp-Session-Id`` (docs/gateway.md, "Sessions of their own")."""
 
     @field_validator("style", mode="before")
     @classmethod
@@ -164,6 +171,11 @@ class GatewaySettings(_Model):
     max_concurrency: int = Field(512, ge=1)
     call_timeout: float = Field(300.0, gt=0)
     aggregate: bool = True
+    max_sessions: int = Field(100, ge=1)
+    """Client sessions of ``per-client`` servers each worker holds at once (each its own upstream)."""
+    session_idle_seconds: float = Field(600.0, gt=0)
+    """Seconds a ``per-client`` session may go without a request (and without an open stream) before
+    its upstream is stopped; the client then initializes again."""
     rate_limits: RateLimits = RateLimits()
 
     @model_validator(mode="after")

@@ -49,11 +49,13 @@ def _event(line: bytes) -> bytes:
 
 class StreamedAnswer(Response):
     """Runs ``answer(notified)`` and writes what it sends to ``notified``, then what it returns
-    (which must be an answer, never an exception)."""
+    (which must be an answer, never an exception; ``b""`` ends the stream with no answer).
+    ``at_once``: commit to ``text/event-stream`` before anything comes (a client's ``GET`` stream)."""
 
-    def __init__(self, answer: Callable[[Notified], Awaitable[bytes]]) -> None:
+    def __init__(self, answer: Callable[[Notified], Awaitable[bytes]], *, at_once: bool = False) -> None:
         super().__init__(status_code=200)
         self.answer = answer
+        self.at_once = at_once
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         queue: asyncio.Queue[bytes] = asyncio.Queue(QUEUED)
@@ -64,8 +66,10 @@ class StreamedAnswer(Response):
 
         answering = asyncio.ensure_future(self.answer(notified))
         leaving = asyncio.ensure_future(_disconnect(receive))
-        committed = False
+        committed = self.at_once
         try:
+            if committed:
+                await send({"type": "http.response.start", "status": 200, "headers": _STREAM_HEADERS})
             while not (answering.done() and queue.empty()):
                 if queue.empty():
                     waiting = asyncio.ensure_future(queue.get())
@@ -93,7 +97,7 @@ class StreamedAnswer(Response):
                 await send({"type": "http.response.body", "body": _event(line), "more_body": True})
             body = answering.result()
             if committed:
-                await send({"type": "http.response.body", "body": _event(body), "more_body": False})
+                await send({"type": "http.response.body", "body": _event(body) if body else b"", "more_body": False})
             else:
                 headers = [*_JSON_HEADERS, (b"content-length", str(len(body)).encode())]
                 await send({"type": "http.response.start", "status": 200, "headers": headers})

@@ -104,7 +104,11 @@ class Lane:
         self.failure: str | None = None
         self.sessions = 0
         self.closing = False
+        self.ended = asyncio.Event()  # set when the lane stops for good
         self.supervisor: asyncio.Task[None] | None = None
+
+    restarts = True
+    """Whether an upstream that ends is started again (`ClientLane`'s is not: its session ends with it)."""
 
     # ---- the client side of the relay session (`pydantic_lenient.proxy.core.ClientOutput`)
 
@@ -123,10 +127,10 @@ class Lane:
         message = parsed(line)
         request_id = message.get("id")
         if "method" in message:
-            if request_id is not None:  # a server-to-client request: no client to ask in a stateless gateway
-                self._send(error_response(request_id, "the gateway does not relay server-to-client requests", -32601))
-            else:
-                self._notification(message)
+            if request_id is not None:
+                self._server_request(line, request_id)
+            elif not self._notification(message):
+                self._unrouted(line)
             return
         if not isinstance(request_id, str):
             return  # not an answer to the lane: the lane sends nothing else
@@ -135,11 +139,19 @@ class Lane:
             return
         pending.future.set_result(_with_id(line, request_id, pending.client_id))
 
-    def _notification(self, message: dict[str, Any]) -> None:
-        """``message`` to the client whose request it names (see the module's docstring), else nowhere."""
+    def _server_request(self, line: bytes, request_id: Any) -> None:
+        """A request of the upstream's own: a shared lane has no one client to ask (`ClientLane` has)."""
+        self._send(error_response(request_id, "the gateway does not relay server-to-client requests", -32601))
+
+    def _unrouted(self, line: bytes) -> None:
+        """A notification that names no request: a shared lane sends it to no one (`ClientLane` does)."""
+
+    def _notification(self, message: dict[str, Any]) -> bool:
+        """``message`` to the client whose request it names (see the module's docstring); False
+        when it names none."""
         params = message.get("params")
         if not isinstance(params, dict):
-            return
+            return False
         meta = params.get("_meta")
         subscription = meta.get(SUBSCRIPTION_ID) if isinstance(meta, dict) else None
         if isinstance(subscription, str):
@@ -148,11 +160,14 @@ class Lane:
                 assert isinstance(meta, dict)
                 named = {**params, "_meta": {**meta, SUBSCRIPTION_ID: pending.client_id}}
                 pending.notified(dumped({**message, "params": named}))
-        elif message["method"] == "notifications/progress":
+            return True
+        if message["method"] == "notifications/progress":
             token = params.get("progressToken")
             pending = self.pending.get(token) if isinstance(token, str) else None
             if pending is not None and pending.notified is not None and pending.client_token is not None:
                 pending.notified(dumped({**message, "params": {**params, "progressToken": pending.client_token}}))
+            return True
+        return False
 
     # ---- requests
 
@@ -164,14 +179,19 @@ class Lane:
 
     async def wait_ready(self, timeout: float) -> None:
         """Wait until the upstream can take requests; `LaneUnavailable` after ``timeout`` seconds."""
-        self.start()
+        if not self.ended.is_set():
+            self.start()
         if self.ready.is_set():
             return
+        waiters = [asyncio.ensure_future(self.ready.wait()), asyncio.ensure_future(self.ended.wait())]
         try:
-            await asyncio.wait_for(self.ready.wait(), timeout)
-        except asyncio.TimeoutError:
+            await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+        if not self.ready.is_set():
             why = f": {self.failure}" if self.failure else ""
-            raise LaneUnavailable(f"the upstream MCP server `{self.name}` is not available{why}") from None
+            raise LaneUnavailable(f"the upstream MCP server `{self.name}` is not available{why}")
 
     async def exchange(
         self, message: dict[str, Any], timeout: float, verbatim: bool = False, notified: Notified | None = None
@@ -229,14 +249,15 @@ class Lane:
 
     # ---- the upstream's life
 
-    async def shutdown(self) -> None:
-        """Stop the upstream for good, answering what is in flight."""
+    async def shutdown(self, reason: str = "the gateway is shutting down") -> None:
+        """Stop the upstream for good, answering what is in flight with ``reason``."""
         self.closing = True
         if self.supervisor is not None:
             self.supervisor.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.supervisor
-        await self._end_session("the gateway is shutting down")
+        await self._end_session(reason)
+        self.ended.set()
 
     async def _supervise(self) -> None:
         delay = _FIRST_BACKOFF
@@ -247,9 +268,11 @@ class Lane:
             except (StartError, LaneUnavailable, LogDirError, OSError) as error:
                 self.failure = str(error)
                 logger.warning(
-                    "upstream `%s` (%s) could not start: %s; retrying in %g s", self.name, self.era, error, delay
+                    "upstream `%s` (%s) could not start: %s; %s", self.name, self.era, error, self._next(delay)
                 )
                 await self._end_session(str(error))
+                if not self.restarts:
+                    break
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, _MAX_BACKOFF)
                 continue
@@ -259,12 +282,18 @@ class Lane:
             await self.proxy.done.wait()
             reason = self.proxy.failure or f"the upstream MCP server `{self.name}` ended its session"
             self.failure = reason
-            logger.warning("upstream `%s` (%s) stopped: %s; restarting in %g s", self.name, self.era, reason, delay)
+            logger.warning("upstream `%s` (%s) stopped: %s; %s", self.name, self.era, reason, self._next(delay))
             await self._end_session(reason)
+            if not self.restarts:
+                break
             if time.monotonic() - opened > _STABLE:
                 delay = _FIRST_BACKOFF
             await asyncio.sleep(delay)
             delay = min(delay * 2, _MAX_BACKOFF)
+        self.ended.set()
+
+    def _next(self, delay: float) -> str:
+        return f"starting again in {delay:g} s" if self.restarts else "its session ends"
 
     async def _end_session(self, reason: str) -> None:
         """Answer every request still in flight with ``reason``, and stop the session."""
@@ -292,16 +321,19 @@ class Lane:
         self.proxy = proxy
         await proxy.start()
         if self.era == "legacy":
-            capabilities: dict[str, Any] = {}
-            client_info = {"name": _CLIENT_NAME, "version": __version__}
-            params = {"protocolVersion": HANDSHAKE_VERSIONS[0], "capabilities": capabilities, "clientInfo": client_info}
-            self.handshake = await self._own_request("initialize", params)
+            self.handshake = await self._own_request("initialize", self._initialize_params())
             self._send(dumped({"jsonrpc": "2.0", "method": "notifications/initialized"}))
             await self._own_request("tools/list", {})  # the relay keeps the schemas, for the first calls
         else:
             meta = modern_meta(_CLIENT_NAME, __version__)
             self.handshake = await self._own_request("server/discover", {"_meta": meta})
             await self._own_request("tools/list", {"_meta": meta})
+
+    def _initialize_params(self) -> dict[str, Any]:
+        """What the lane's ``initialize`` says: the gateway, with no capabilities (it cannot tell which
+        client a server's request would be for)."""
+        client_info = {"name": _CLIENT_NAME, "version": __version__}
+        return {"protocolVersion": HANDSHAKE_VERSIONS[0], "capabilities": {}, "clientInfo": client_info}
 
     async def _own_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         lane_id = f"{self.prefix}{next(self.ids)}"
