@@ -23,6 +23,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import ElicitRequestParams, ElicitResult, LoggingMessageNotificationParams, TextContent
 
 from tests.gateway.running import Running, gateway, three_servers
+from tests.gateway.test_gateway import _call
 
 T = TypeVar("T")
 HANG_GUARD = 90.0
@@ -136,15 +137,6 @@ def test_2026_07_28_requests_to_a_per_client_server_stay_stateless(served: str) 
 def _session(base: str) -> tuple[str, dict[str, Any]]:
     answer = httpx2.post(f"{base}/servers/alpha/mcp", json=INITIALIZE, timeout=30)
     return answer.headers["mcp-session-id"], answer.json()
-
-
-def _call(tool: str, arguments: dict[str, Any], request_id: int = 2) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments},
-    }
 
 
 def test_a_session_ends_on_delete_and_its_upstream_with_it(served: str) -> None:

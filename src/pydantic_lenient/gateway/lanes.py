@@ -21,8 +21,9 @@ Notifications that name their request reach its client, on that request's stream
   request's id (``_meta["io.modelcontextprotocol/subscriptionId"]``), which is its lane id. Its
   answer ends the stream, so the lane waits for it without a timeout, until the client leaves.
 
-No other notification names the request it belongs to (a stdio server's logging does not), so the
-lane sends none of them to a client: with many clients on one upstream, it would reach the wrong one.
+No other notification names the request it belongs to (a stdio server's logging does not), so a
+shared lane sends none of them to a client: with many clients on one upstream, it would reach the
+wrong one. A `pydantic_lenient.gateway.client_lanes.ClientLane` serves one client, and sends it all.
 
 Faults: an upstream that exits, hangs (the relay's pings) or cannot be reached has every request in
 flight answered with a JSON-RPC error naming the server (never its command, URL or headers), and
