@@ -32,7 +32,8 @@ from pydantic_lenient.observe.clients import client_from_info
 __all__ = ("PREFIX", "SessionId", "client_info_of", "new_key", "read_session", "session_id")
 
 PREFIX = "lenient1."
-_LONGEST = 1024  # characters of a session id read at all: a name and version cut as they are fit in far less
+_LONGEST = 4096  # characters of a session id read at all: 150 characters of name and version, each
+# escaped to 12 as JSON (a character past the BMP is two escapes), then base64, fit in 2,600
 _KEY_BYTES = 24
 
 

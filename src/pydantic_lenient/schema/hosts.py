@@ -1,4 +1,4 @@
-"""A JSON Schema validator that reads ``pattern`` as JS hosts do (ECMA-262), from ``jsonschema``.
+"""A JSON Schema validator that reads ``pattern`` (ECMA-262) and ``nullable`` as JS hosts do, from ``jsonschema``.
 
 ``jsonschema`` and ``regress`` are optional dependencies (the ``testing`` extra), so
 this module is imported only by the features that need them.
@@ -56,13 +56,26 @@ def _ecma_pattern_properties(
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)  # type: ignore[attr-defined]
 
 
+_JSON_SCHEMA_TYPE = jsonschema.Draft202012Validator.VALIDATORS["type"]
+
+
+def _ajv_type(
+    validator: Validator, types: Any, instance: Any, schema: Mapping[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """``type`` as Ajv 8 reads it: ``nullable: true`` beside it admits null too (OpenAPI's keyword,
+    which the portable style writes for a nullable array item, as the Gemini API reads it)."""
+    if instance is None and schema.get("nullable") is True:
+        return
+    yield from _JSON_SCHEMA_TYPE(validator, types, instance, schema)
+
+
 # JSON Schema patterns are ECMA-262 regular expressions. jsonschema evaluates them with Python's
 # `re`, where `$` also matches before a final newline: "100\n" would pass "^[0-9]+$" there, and
-# fails in every JS host. These validators use an ECMA engine instead.
-_ECMA_KEYWORDS = {"pattern": _ecma_pattern, "patternProperties": _ecma_pattern_properties}
+# fails in every JS host. These validators use an ECMA engine instead, and read ``nullable`` as Ajv.
+_HOST_KEYWORDS = {"pattern": _ecma_pattern, "patternProperties": _ecma_pattern_properties, "type": _ajv_type}
 _VALIDATORS: dict[Draft, Any] = {
-    "2020-12": jsonschema.validators.extend(jsonschema.Draft202012Validator, _ECMA_KEYWORDS),  # type: ignore[no-untyped-call]
-    "07": jsonschema.validators.extend(jsonschema.Draft7Validator, _ECMA_KEYWORDS),  # type: ignore[no-untyped-call]
+    "2020-12": jsonschema.validators.extend(jsonschema.Draft202012Validator, _HOST_KEYWORDS),  # type: ignore[no-untyped-call]
+    "07": jsonschema.validators.extend(jsonschema.Draft7Validator, _HOST_KEYWORDS),  # type: ignore[no-untyped-call]
 }
 
 
@@ -82,6 +95,8 @@ def host_validator(schema: Mapping[str, Any] | bool, *, draft: Draft | None = No
     >>> validator = host_validator({"type": "string", "pattern": "^[0-9]+$"})
     >>> validator.is_valid("100"), validator.is_valid("100\\n")  # Python's re alone would take "100\\n"
     (True, False)
+    >>> host_validator({"type": "boolean", "nullable": True}).is_valid(None)  # as Ajv reads OpenAPI's nullable
+    True
     >>> host_validator({"type": "text"})
     Traceback (most recent call last):
       ...
