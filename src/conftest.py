@@ -37,6 +37,7 @@ NEEDS_EXTRA = {
     "adapters/openai_agents.py": "agents",
     "adapters/langchain.py": "langchain_core",
     "gateway/app.py": "starlette",
+    "gateway/event_stream.py": "starlette",
     "gateway/security.py": "starlette",
 }
 # Modules for a framework of the `frameworks` extra (not in `[test]`): required only where

@@ -130,11 +130,15 @@ NEEDS_EXTRA = {
     "proxy.http_answers": "httpx2",
     "proxy.http_logs": "httpx2",
     "gateway": "starlette",
+    "gateway.aggregate": "starlette",
     "gateway.app": "starlette",
+    "gateway.client_lanes": "starlette",
     "gateway.config": "starlette",
     "gateway.eras": "starlette",
+    "gateway.event_stream": "starlette",
     "gateway.lanes": "starlette",
     "gateway.security": "starlette",
+    "gateway.sessions": "starlette",
 }
 # Modules for a framework `[test]` leaves out (the `frameworks` extra): tests/sdks.py, `require_framework`.
 NEEDS_FRAMEWORK = {"adapters.google_adk": "google.adk", "adapters.llama_index": "llama_index.core"}
