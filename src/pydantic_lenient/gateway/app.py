@@ -49,7 +49,7 @@ from .auth import METADATA_PATH, Authenticator, OAuthResource, SharedToken
 from .client_lanes import ClientLane, ClientSessions, TooManySessions
 from .config import GatewayConfig, is_loopback
 from .eras import Era, era_of
-from .event_stream import StreamedAnswer, accepts_event_stream
+from .event_stream import StreamedAnswer, accepts_event_stream, disconnected
 from .lanes import Lane, LaneUnavailable, Notified, error_response, progress_token
 from .security import Guard, RateLimit
 from .sessions import client_info_of, session_id
@@ -287,7 +287,7 @@ async def _until_disconnected(answer: Awaitable[bytes], request: Request) -> byt
             left = True
             current.cancel()
 
-    watching = asyncio.ensure_future(_disconnect(request.receive))
+    watching = asyncio.ensure_future(disconnected(request.receive))
     watching.add_done_callback(cancel)
     try:
         return await answer
@@ -300,13 +300,6 @@ async def _until_disconnected(answer: Awaitable[bytes], request: Request) -> byt
     finally:
         watching.remove_done_callback(cancel)
         watching.cancel()
-
-
-async def _disconnect(receive: Receive) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return
 
 
 async def _body(receive: Receive, limit: int) -> bytes | None:

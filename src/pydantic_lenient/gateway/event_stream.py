@@ -25,7 +25,7 @@ from starlette.types import Receive, Scope, Send
 
 from .lanes import Notified
 
-__all__ = ("PING_INTERVAL", "QUEUED", "StreamedAnswer", "accepts_event_stream")
+__all__ = ("PING_INTERVAL", "QUEUED", "StreamedAnswer", "accepts_event_stream", "disconnected")
 
 PING_INTERVAL = 15.0
 QUEUED = 64
@@ -65,7 +65,7 @@ class StreamedAnswer(Response):
                 queue.put_nowait(line)
 
         answering = asyncio.ensure_future(self.answer(notified))
-        leaving = asyncio.ensure_future(_disconnect(receive))
+        leaving = asyncio.ensure_future(disconnected(receive))
         committed = self.at_once
         try:
             if committed:
@@ -110,6 +110,7 @@ class StreamedAnswer(Response):
                     await answering
 
 
-async def _disconnect(receive: Receive) -> None:
+async def disconnected(receive: Receive) -> None:
+    """Return when the client has closed its connection (its request body already read)."""
     while (await receive())["type"] != "http.disconnect":
         pass

@@ -37,11 +37,17 @@ from .stats_file import (
     ToolCalls,
 )
 
-__all__ = ("OutcomeCounts", "add_outcomes")
+__all__ = ("DEFAULT_MAX_HOURS", "DEFAULT_MAX_PATTERNS", "OutcomeCounts", "add_outcomes")
 
 _SAMPLES_PER_PATTERN = 5
 _PAIRS_PER_CALL = 10  # unknown and missing names paired from one call, at most, each
 _PLANS_LIMIT = 1024  # distinct (tool, failures) plans kept; past it the cache starts again
+
+
+DEFAULT_MAX_PATTERNS = 1000
+"""Tools, patterns and pairs a recorder keeps by default (`OutcomeRecorder`'s ``max_patterns``)."""
+DEFAULT_MAX_HOURS = 168
+"""Hourly buckets a recorder keeps by default: a week."""
 
 
 class _Outcome(Protocol):

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from .auditlog import AuditEntry, read_audit_log
-from .counts import add_outcomes
+from .counts import DEFAULT_MAX_HOURS, DEFAULT_MAX_PATTERNS, add_outcomes
 from .logdir import AUDIT_FILE, OUTCOMES_FILE, LogDirError
 from .stats_file import OutcomeStats, load_outcomes
 
@@ -26,8 +26,6 @@ __all__ = ("MAX_REPLICAS", "fleet_audit_log", "fleet_outcomes", "replica_dirs")
 MAX_REPLICAS = 1000
 """Replica directories read at most (the most recently written): a parent of millions is refused
 nothing, but read in bounded time."""
-_MAX_PATTERNS = 1000  # the recorder's own bounds (`OutcomeRecorder`), so a fleet reads as one recorder
-_MAX_HOURS = 168
 _RECORDER_FILES = (OUTCOMES_FILE, AUDIT_FILE)
 
 
@@ -60,7 +58,7 @@ def fleet_outcomes(log_dir: str | os.PathLike[str]) -> OutcomeStats:
     parts = [load_outcomes(directory) for directory in replica_dirs(log_dir)]
     if len(parts) == 1:
         return parts[0]
-    return add_outcomes(parts, max_patterns=_MAX_PATTERNS, max_hours=_MAX_HOURS)
+    return add_outcomes(parts, max_patterns=DEFAULT_MAX_PATTERNS, max_hours=DEFAULT_MAX_HOURS)  # as one recorder
 
 
 def fleet_audit_log(log_dir: str | os.PathLike[str], *, limit: int = 200) -> list[AuditEntry]:

@@ -43,7 +43,7 @@ from pydantic_lenient.schema.audit import audit
 
 from .auditlog import DEFAULT_BACKUPS, DEFAULT_MAX_BYTES, AuditLog
 from .clients import Client
-from .counts import OutcomeCounts
+from .counts import DEFAULT_MAX_HOURS, DEFAULT_MAX_PATTERNS, OutcomeCounts
 from .failures import FieldFailure, field_failures
 from .outcomes import STATUSES, CallOutcome, CallTelemetry, OutcomeSink, Status
 from .saving import SharedOutcomesFile
@@ -101,8 +101,8 @@ class OutcomeRecorder:
         save_every: float = 30.0,
         flush_every: float = 1.0,
         sample_chars: int = 0,
-        max_patterns: int = 1000,
-        max_hours: int = 168,
+        max_patterns: int = DEFAULT_MAX_PATTERNS,
+        max_hours: int = DEFAULT_MAX_HOURS,
         audit_max_bytes: int = DEFAULT_MAX_BYTES,
         audit_backups: int = DEFAULT_BACKUPS,
     ) -> None:
