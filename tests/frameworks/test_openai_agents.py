@@ -145,8 +145,7 @@ def test_lenient_agent_schemas_are_valid_strict_schemas(function: Any) -> None:
     assert isinstance(tool, FunctionTool)
     schema = tool.params_json_schema
     text = json.dumps(schema)
-    assert "contentMediaType" not in text
-    assert "contentSchema" not in text
+    assert not any(keyword in text for keyword in UNDOCUMENTED_IN_STRICT_MODE)
     assert schema["additionalProperties"] is False
     assert sorted(schema["required"]) == sorted(schema["properties"])
     assert table.descriptions(plain.params_json_schema) <= table.descriptions(schema)
@@ -154,6 +153,8 @@ def test_lenient_agent_schemas_are_valid_strict_schemas(function: Any) -> None:
 
 
 JSON_TEXT_KEYWORDS = ("contentMediaType", "contentSchema")
+UNDOCUMENTED_IN_STRICT_MODE = (*JSON_TEXT_KEYWORDS, "nullable")
+"""What a bare `lenient_tool` may write that OpenAI's strict subset does not list (docs/frameworks.md)."""
 
 
 @pytest.mark.parametrize("function", table.TOOLS, ids=lambda function: function.__name__)
@@ -171,7 +172,7 @@ def test_a_bare_lenient_tool_s_strict_schema_keeps_the_json_text_keywords(functi
     assert all((keyword in json.dumps(schema)) == takes_json_text for keyword in JSON_TEXT_KEYWORDS)
     switched = lenient_agent(Agent(name="a", tools=[tool])).tools[0]
     assert isinstance(switched, FunctionTool)
-    assert not any(keyword in json.dumps(switched.params_json_schema) for keyword in JSON_TEXT_KEYWORDS)
+    assert not any(keyword in json.dumps(switched.params_json_schema) for keyword in UNDOCUMENTED_IN_STRICT_MODE)
     assert ensure_strict_json_schema(copy.deepcopy(switched.params_json_schema)) == switched.params_json_schema
     for probe in (probe for probe in table.PROBES if probe.tool is function):
         assert table.same_values(call(switched, probe.arguments), probe.received), probe.id
@@ -183,6 +184,23 @@ def test_some_bare_lenient_tool_takes_json_text() -> None:
         keyword in json.dumps(make(lenient_tool(table.move_messages)).params_json_schema)
         for keyword in JSON_TEXT_KEYWORDS
     )
+
+
+@pytest.mark.parametrize("function", table.TOOLS, ids=lambda function: function.__name__)
+def test_a_bare_lenient_tool_writes_nullable_exactly_for_parameters_that_take_null(function: Any) -> None:
+    """The other keyword the docs name: the default style's ``nullable``, on the branches of a
+    parameter that takes null, and nowhere else."""
+    schema = make(lenient_tool(function)).params_json_schema
+    for name, parameter in schema["properties"].items():
+        branches = parameter.get("anyOf", [parameter])
+        takes_null = any(branch.get("type") == "null" for branch in branches)
+        assert ("nullable" in json.dumps(parameter)) == takes_null, name
+
+
+def test_some_bare_lenient_tool_writes_nullable() -> None:
+    """The control for the test above."""
+    functions: list[Any] = list(table.TOOLS)
+    assert any("nullable" in json.dumps(make(lenient_tool(function)).params_json_schema) for function in functions)
 
 
 class StrictServer(MCPServer):

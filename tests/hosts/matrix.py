@@ -72,7 +72,7 @@ SHAPES_PEOPLE_WRITE: tuple[str, ...] = (
     "date | None = None",
 )
 
-_HEADER = """\
+HEADER = """\
 import enum
 from datetime import date
 from typing import Annotated, Literal, Optional
@@ -128,7 +128,7 @@ REFUSE = object()
 _MODULES = itertools.count()
 
 
-def _import(directory: Path, source: str) -> Any:
+def import_source(directory: Path, source: str) -> Any:
     """``source`` as a module imported from a file, never ``exec``."""
     name = f"_host_matrix_{next(_MODULES)}"
     path = directory / f"{name}.py"
@@ -151,7 +151,7 @@ def tools(directory: Path) -> list[Tool]:
         f'def hand_written_{index}(value: {_lenient(written)}) -> str:\n    """A tool."""\n    return "done"\n'
         for index, (_, written) in enumerate(rows)
     )
-    module = _import(directory, f"{_HEADER}\n\n{functions}")
+    module = import_source(directory, f"{HEADER}\n\n{functions}")
     built = []
     for index, (name, written) in enumerate(rows):
         function = getattr(module, f"tool_{index}")

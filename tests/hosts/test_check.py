@@ -18,7 +18,7 @@ from pydantic_lenient.hosts.check import Verdict, problems, shape_at, trials, ve
 from pydantic_lenient.hosts.tools import check_on_hosts
 from pydantic_lenient.schema.catalog import model_from_function
 from tests.annotation_strategies import Parameter, module_source, parameters
-from tests.hosts.matrix import _import
+from tests.hosts.matrix import import_source
 
 
 class Search(BaseModel):
@@ -113,7 +113,7 @@ def test_in_the_portable_style_no_host_delivers_a_value_wrong_or_refuses_a_tool_
 ) -> None:
     directory = tmp_path / str(next(_DIRECTORY))
     directory.mkdir()
-    function = _import(directory, module_source(parameter)).tool
+    function = import_source(directory, module_source(parameter)).tool
     plain = model_from_function(function).model_json_schema()  # no library: pydantic's own schema
     for check in check_on_hosts([lenient_tool(function)], _HOSTS, style="portable"):
         assert not [v for v in check.verdicts if v.outcome == "wrong"], parameter.written

@@ -10,14 +10,31 @@ shape are printed (``-s``) for the report and the docs.
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
-from pydantic_lenient import input_schema
+from pydantic_lenient import input_schema, lenient_tool
 from pydantic_lenient.hosts import PROFILES
+from pydantic_lenient.schema.catalog import model_from_function
 from pydantic_lenient.schema.styles import DEFAULT_STYLE
 from tests.hosts.hosts_page import PAGE, page
-from tests.hosts.matrix import EXCEPTIONS, SHAPES, Cell, Tool, excused, figures, run, schema_of, table, tools
+from tests.hosts.matrix import (
+    EXCEPTIONS,
+    HEADER,
+    SHAPES,
+    Cell,
+    Tool,
+    cases,
+    excused,
+    figures,
+    import_source,
+    run,
+    schema_of,
+    table,
+    tools,
+    verdict,
+)
 
 
 @pytest.fixture(scope="module")
@@ -137,3 +154,40 @@ def test_the_hosts_page_is_what_the_matrix_measures(matrix: tuple[list[Cell], di
         assert f"`{host.name}`: {host.title}" in expected
         for source in host.sources:
             assert source in expected, (host.name, source)
+
+
+def test_keeping_the_model_class_by_default_would_refuse_a_model_sent_as_text(
+    matrix: tuple[list[Cell], dict[str, Tool]], tmp_path: Path
+) -> None:
+    """Why a bare `lenient_tool` gives a sole model parameter its JSON-text form, although pydantic-ai
+    then nests it (docs/frameworks.md, "A model that stands for all the arguments"): with
+    ``keep_model_class=True`` the parameter is a bare ``$ref``, and the hosts that pass the model's
+    text through refuse it, Claude Code even when the model wrote the object (it forwards a value
+    behind a ``$ref`` as text). No host does worse than plain either way; only the JSON-text cells
+    change."""
+    cells, by_name = matrix
+    point = by_name["shape.Point"]
+    module = import_source(tmp_path, f"{HEADER}\n\ndef book(value: Point) -> str:\n    return 'done'\n")
+    kept = point._replace(lenient=model_from_function(lenient_tool(module.book, keep_model_class=True)))
+    schema = schema_of(kept, DEFAULT_STYLE)
+    assert schema["properties"]["value"] == {"$ref": "#/$defs/Point"}
+    default = {
+        (cell.host, cell.form): cell.verdict
+        for cell in cells
+        if cell.shape == DEFAULT_STYLE and cell.tool == point.name
+    }
+    plain = {
+        (cell.host, cell.form): cell.verdict for cell in cells if cell.shape == "plain" and cell.tool == point.name
+    }
+    changed = set()
+    for host in PROFILES.values():
+        for case in cases(kept):
+            result, _ = verdict(host, kept, DEFAULT_STYLE, schema, case)
+            assert result == "right" or plain[(host.name, case.form)] != "right", (host.name, case.form)
+            if result != default[(host.name, case.form)]:
+                assert (default[(host.name, case.form)], result) == ("right", "refused")
+                changed.add((host.name, case.form))
+    assert ("claude-code", "native") in changed
+    assert {form for _, form in changed} == {"native", "JSON text"}
+    assert len(changed) == 10, sorted(changed)  # JSON text on 9 of the 13 profiles, and Claude Code's native
+    assert len({host for host, form in changed if form == "JSON text"}) == 9

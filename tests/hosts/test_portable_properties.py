@@ -24,7 +24,7 @@ from pydantic_lenient import input_schema, lenient_tool
 from pydantic_lenient.hosts import PROFILES
 from pydantic_lenient.schema.catalog import model_from_function
 from tests.annotation_strategies import Parameter, module_source, parameters
-from tests.hosts.matrix import _import
+from tests.hosts.matrix import import_source
 
 _CI = os.environ.get("HYPOTHESIS_PROFILE") == "ci"
 _EXAMPLES = settings(
@@ -37,7 +37,7 @@ _MEANING_HOSTS = [host for name, host in PROFILES.items() if not name.startswith
 
 
 def _models(directory: Path, parameter: Parameter) -> tuple[type[BaseModel], type[BaseModel]]:
-    module = _import(directory, module_source(parameter))
+    module = import_source(directory, module_source(parameter))
     return model_from_function(module.tool), model_from_function(lenient_tool(module.tool))
 
 
