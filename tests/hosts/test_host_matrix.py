@@ -163,8 +163,7 @@ def test_keeping_the_model_class_by_default_would_refuse_a_model_sent_as_text(
     then nests it (docs/frameworks.md, "A model that stands for all the arguments"): with
     ``keep_model_class=True`` the parameter is a bare ``$ref``, and the hosts that pass the model's
     text through refuse it, Claude Code even when the model wrote the object (it forwards a value
-    behind a ``$ref`` as text). No host does worse than plain either way; only the JSON-text cells
-    change."""
+    behind a ``$ref`` as text). No host does worse than plain either way, and no other cell changes."""
     cells, by_name = matrix
     point = by_name["shape.Point"]
     module = import_source(tmp_path, f"{HEADER}\n\ndef book(value: Point) -> str:\n    return 'done'\n")
