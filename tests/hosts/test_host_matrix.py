@@ -170,21 +170,14 @@ def test_keeping_the_model_class_by_default_would_refuse_a_model_sent_as_text(
     kept = point._replace(lenient=model_from_function(lenient_tool(module.book, keep_model_class=True)))
     schema = schema_of(kept, DEFAULT_STYLE)
     assert schema["properties"]["value"] == {"$ref": "#/$defs/Point"}
-    default = {
-        (cell.host, cell.form): cell.verdict
-        for cell in cells
-        if cell.shape == DEFAULT_STYLE and cell.tool == point.name
-    }
-    plain = {
-        (cell.host, cell.form): cell.verdict for cell in cells if cell.shape == "plain" and cell.tool == point.name
-    }
+    verdicts = {(cell.host, cell.shape, cell.form): cell.verdict for cell in cells if cell.tool == point.name}
     changed = set()
     for host in PROFILES.values():
         for case in cases(kept):
             result, _ = verdict(host, kept, DEFAULT_STYLE, schema, case)
-            assert result == "right" or plain[(host.name, case.form)] != "right", (host.name, case.form)
-            if result != default[(host.name, case.form)]:
-                assert (default[(host.name, case.form)], result) == ("right", "refused")
+            assert result == "right" or verdicts[(host.name, "plain", case.form)] != "right", (host.name, case.form)
+            if result != verdicts[(host.name, DEFAULT_STYLE, case.form)]:
+                assert (verdicts[(host.name, DEFAULT_STYLE, case.form)], result) == ("right", "refused")
                 changed.add((host.name, case.form))
     assert ("claude-code", "native") in changed
     assert {form for _, form in changed} == {"native", "JSON text"}

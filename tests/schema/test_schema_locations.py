@@ -149,6 +149,7 @@ def test_only_the_exact_word_is_read_as_null(text: str) -> None:
     host = host_accepts(widen_schema(schema), {"v": text})
     if result.valid and not host:  # the listed exception: a number string the pattern does not spell ("0E0")
         assert [repair["kind"] for repair in result.repairs] == ["string_to_number"]
+        assert explained_by_repair(result)
     else:
         assert host == result.valid
 
